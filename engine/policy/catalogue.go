@@ -1,0 +1,237 @@
+package policy
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"text/template"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// Rule is one rule package as its METADATA describes it.
+type Rule struct {
+	ID          string
+	Package     string
+	Title       report.Text
+	Description report.Text
+	Category    string
+	Layer       string
+	Severity    string
+	Owner       string
+	Message     report.Text
+	Remediation report.Text
+	// Explains lists categories this rule's findings explain, in addition
+	// to the taxonomy's relation.
+	Explains []string
+	// Related are links from related_resources.
+	Related []string
+	File    string
+	Line    int
+	Builtin bool
+	// Source is the rule's Rego source.
+	Source string
+
+	msgEn, msgZh *template.Template
+}
+
+var ruleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
+
+// catalogue reads the METADATA of every rule package and validates it.
+func (e *Engine) catalogue() (map[string]*Rule, error) {
+	sources := map[string]*sourceFile{}
+	for _, f := range e.files {
+		sources[f.Name] = f
+	}
+	rules := map[string]*Rule{}
+	ids := map[string]string{}
+	var errs []string
+	for _, ref := range e.compiler.GetAnnotationSet().Flatten() {
+		a := ref.Annotations
+		if a == nil || a.Scope != "package" {
+			continue
+		}
+		pkg := strings.TrimPrefix(ref.Path.String(), "data.")
+		if !strings.HasPrefix(pkg, RulesRoot+".") || strings.HasSuffix(pkg, "_test") {
+			continue
+		}
+		loc := "?"
+		r := &Rule{Package: pkg}
+		if a.Location != nil {
+			loc = fmt.Sprintf("%s:%d", a.Location.File, a.Location.Row)
+			r.File, r.Line = a.Location.File, a.Location.Row
+			if f := sources[a.Location.File]; f != nil {
+				r.Builtin, r.Source = f.Builtin, string(f.Source)
+			}
+		}
+		if err := r.fill(a, e.categories); err != nil {
+			errs = append(errs, fmt.Sprintf("%s: rule %s: %v", loc, pkg, err))
+			continue
+		}
+		if other, dup := ids[r.ID]; dup {
+			errs = append(errs, fmt.Sprintf("%s: rule id %q already used by %s", loc, r.ID, other))
+			continue
+		}
+		ids[r.ID] = pkg
+		rules[pkg] = r
+		for _, eff := range r.Explains {
+			e.addExplains(r.Category, eff)
+		}
+	}
+	// A rule package with findings but no METADATA is an authoring error.
+	for _, f := range e.files {
+		if f.Test {
+			continue
+		}
+		pkg := packagePath(f.Module)
+		if strings.HasPrefix(pkg, RulesRoot+".") && rules[pkg] == nil && !hasErrorFor(errs, pkg) && definesFindings(f.Module) {
+			errs = append(errs, fmt.Sprintf("%s:%d: rule %s: missing # METADATA block before the package line", f.Name, f.Module.Package.Location.Row, pkg))
+		}
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return nil, fmt.Errorf("invalid rule metadata:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return rules, nil
+}
+
+func hasErrorFor(errs []string, pkg string) bool {
+	for _, e := range errs {
+		if strings.Contains(e, pkg) {
+			return true
+		}
+	}
+	return false
+}
+
+func definesFindings(m *ast.Module) bool {
+	for _, r := range m.Rules {
+		if r.Head.Name.String() == "findings" || (len(r.Head.Reference) > 0 && r.Head.Reference[0].Value.String() == "findings") {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *Rule) fill(a *ast.Annotations, categories map[string]string) error {
+	c := a.Custom
+	str := func(m map[string]any, k string) string {
+		s, _ := m[k].(string)
+		return strings.TrimSpace(s)
+	}
+	text := func(k string) report.Text {
+		m, _ := c[k].(map[string]any)
+		return report.Text{En: str(m, "en"), Zh: str(m, "zh")}
+	}
+	zh, _ := c["zh"].(map[string]any)
+	r.ID = str(c, "id")
+	r.Title = report.Text{En: strings.TrimSpace(a.Title), Zh: str(zh, "title")}
+	r.Description = report.Text{En: strings.TrimSpace(a.Description), Zh: str(zh, "description")}
+	r.Category = str(c, "category")
+	r.Severity = str(c, "severity")
+	r.Owner = str(c, "owner")
+	r.Message = text("message")
+	r.Remediation = text("remediation")
+	if xs, ok := c["explains"].([]any); ok {
+		for _, x := range xs {
+			if s, ok := x.(string); ok {
+				r.Explains = append(r.Explains, s)
+			}
+		}
+	}
+	for _, rr := range a.RelatedResources {
+		if rr.Ref.String() != "" {
+			r.Related = append(r.Related, rr.Ref.String())
+		}
+	}
+	var missing []string
+	for k, v := range map[string]string{
+		"title": r.Title.En, "description": r.Description.En, "custom.id": r.ID,
+		"custom.category": r.Category, "custom.severity": r.Severity, "custom.owner": r.Owner,
+		"custom.zh.title": r.Title.Zh, "custom.zh.description": r.Description.Zh,
+		"custom.remediation.en": r.Remediation.En, "custom.remediation.zh": r.Remediation.Zh,
+	} {
+		if v == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("METADATA lacks %s", strings.Join(missing, ", "))
+	}
+	if !ruleIDPattern.MatchString(r.ID) {
+		return fmt.Errorf("custom.id %q must be lower-case letters, digits, dots and dashes", r.ID)
+	}
+	layer, ok := categories[r.Category]
+	if !ok {
+		return fmt.Errorf("custom.category %q is not a known category (data.traindoc.taxonomy.categories)", r.Category)
+	}
+	r.Layer = layer
+	if !report.ValidSeverity(r.Severity) {
+		return fmt.Errorf("custom.severity %q must be info, warning, error or critical", r.Severity)
+	}
+	if r.Owner != report.OwnerUser && r.Owner != report.OwnerPlatform && r.Owner != report.OwnerHardware {
+		return fmt.Errorf("custom.owner %q must be user, platform or hardware", r.Owner)
+	}
+	for _, eff := range r.Explains {
+		if _, ok := categories[eff]; !ok {
+			return fmt.Errorf("custom.explains: unknown category %q", eff)
+		}
+	}
+	if r.Message.En == "" {
+		r.Message = report.Text{En: r.Title.En, Zh: r.Title.Zh}
+	}
+	if r.Message.Zh == "" {
+		return fmt.Errorf("custom.message.zh is missing while custom.message.en is set")
+	}
+	var err error
+	if r.msgEn, err = template.New(r.ID + ".en").Option("missingkey=zero").Funcs(textFuncs).Parse(r.Message.En); err != nil {
+		return fmt.Errorf("custom.message.en: %w", err)
+	}
+	if r.msgZh, err = template.New(r.ID + ".zh").Option("missingkey=zero").Funcs(textFuncs).Parse(r.Message.Zh); err != nil {
+		return fmt.Errorf("custom.message.zh: %w", err)
+	}
+	return nil
+}
+
+var textFuncs = template.FuncMap{
+	"join": func(sep string, xs any) string {
+		list, ok := xs.([]any)
+		if !ok {
+			return fmt.Sprint(xs)
+		}
+		parts := make([]string, len(list))
+		for i, x := range list {
+			parts[i] = fmt.Sprint(x)
+		}
+		return strings.Join(parts, sep)
+	},
+}
+
+// RenderMessage fills the rule's message templates with a finding's
+// parameters. Parameter values are data; they are never parsed as
+// templates.
+func (r *Rule) RenderMessage(params map[string]any) report.Text {
+	run := func(t *template.Template) string {
+		var b bytes.Buffer
+		if err := t.Execute(&b, params); err != nil {
+			return t.Root.String()
+		}
+		return strings.ReplaceAll(b.String(), "<no value>", "?")
+	}
+	return report.Text{En: run(r.msgEn), Zh: run(r.msgZh)}
+}
+
+// Rules returns every rule sorted by id.
+func (e *Engine) Rules() []*Rule {
+	out := make([]*Rule, 0, len(e.rules))
+	for _, r := range e.rules {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].ID < out[b].ID })
+	return out
+}

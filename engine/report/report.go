@@ -1,0 +1,299 @@
+// Package report is the one result model of traindoc. Everything after the
+// rules consumes it: the text, JSON, Markdown, HTML, SARIF and JUnit outputs
+// and the static site. A report saved as JSON can be rendered again later
+// without the cluster, the rules or the LLM.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// SchemaVersion identifies the JSON shape of Report.
+const SchemaVersion = "traindoc.report/v1"
+
+// Severities from lowest to highest.
+const (
+	SeverityInfo     = "info"
+	SeverityWarning  = "warning"
+	SeverityError    = "error"
+	SeverityCritical = "critical"
+)
+
+// Owners: who acts on a finding.
+const (
+	OwnerUser     = "user"     // the job's code or configuration
+	OwnerPlatform = "platform" // scheduling, quota, images, network setup
+	OwnerHardware = "hardware" // GPUs, links, nodes
+)
+
+// CategoryHealthy is the category of the primary finding of a healthy job.
+const CategoryHealthy = "healthy"
+
+// SeverityRank orders severities; unknown severities rank lowest.
+func SeverityRank(s string) int {
+	switch s {
+	case SeverityInfo:
+		return 1
+	case SeverityWarning:
+		return 2
+	case SeverityError:
+		return 3
+	case SeverityCritical:
+		return 4
+	}
+	return 0
+}
+
+// ValidSeverity reports whether s is one of the four severities.
+func ValidSeverity(s string) bool { return SeverityRank(s) > 0 }
+
+// Report is the result of one diagnosis run.
+type Report struct {
+	SchemaVersion string `json:"schemaVersion"`
+	Tool          Tool   `json:"tool"`
+	// CollectedAt is when the snapshot was taken (RFC 3339).
+	CollectedAt string `json:"collectedAt"`
+	// Source describes where the evidence came from (a snapshot path or a
+	// cluster context).
+	Source   string   `json:"source,omitempty"`
+	Warnings []string `json:"warnings"`
+	Jobs     []Job    `json:"jobs"`
+}
+
+// Tool names the program that wrote the report.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Job is the diagnosis of one training job.
+type Job struct {
+	Kind       string `json:"kind"`
+	APIVersion string `json:"apiVersion"`
+	Namespace  string `json:"namespace"`
+	Name       string `json:"name"`
+	UID        string `json:"uid,omitempty"`
+	// Phase is the normalised phase; KindPhase the kind's own status word.
+	Phase     string `json:"phase"`
+	KindPhase string `json:"kindPhase,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"`
+	Healthy   bool   `json:"healthy"`
+	// Summary is the one-line reading of the job: the primary cause and how
+	// the other findings group under it.
+	Summary  Text      `json:"summary"`
+	Primary  *Finding  `json:"primary"`
+	Findings []Finding `json:"findings"`
+	Replicas []Replica `json:"replicas"`
+	Timeline []Entry   `json:"timeline"`
+	Progress *Progress `json:"progress,omitempty"`
+	Nodes    []string  `json:"nodes,omitempty"`
+	Notes    []string  `json:"notes,omitempty"`
+	// Explanation is the optional LLM explanation written after the rules.
+	Explanation *Explanation `json:"explanation,omitempty"`
+}
+
+// Key is namespace/name.
+func (j *Job) Key() string { return j.Namespace + "/" + j.Name }
+
+// Text is a string in every report language.
+type Text struct {
+	En string `json:"en"`
+	Zh string `json:"zh"`
+}
+
+// In returns the text in lang, falling back to English.
+func (t Text) In(lang string) string {
+	if lang == "zh" && t.Zh != "" {
+		return t.Zh
+	}
+	return t.En
+}
+
+// Finding is one conclusion of one rule about one job. Findings from the
+// same rule with the same parameters on several pods are merged into one
+// finding with several subjects, so a 512-rank job gets one NCCL-timeout
+// finding, not 511.
+type Finding struct {
+	// ID is stable for the same job, rule and parameters; it is the
+	// finding's permalink anchor.
+	ID          string         `json:"id"`
+	Rule        string         `json:"rule"`
+	Category    string         `json:"category"`
+	Layer       string         `json:"layer"`
+	Severity    string         `json:"severity"`
+	Owner       string         `json:"owner"`
+	Title       Text           `json:"title"`
+	Message     Text           `json:"message"`
+	Remediation Text           `json:"remediation"`
+	Params      map[string]any `json:"params,omitempty"`
+	Subjects    []Subject      `json:"subjects,omitempty"`
+	Evidence    []Evidence     `json:"evidence"`
+	// FirstSeen is the time of the earliest evidence (RFC 3339).
+	FirstSeen string `json:"firstSeen,omitempty"`
+	// CausedBy is the ID of the finding that explains this one, when this
+	// finding is a consequence.
+	CausedBy    string `json:"causedBy,omitempty"`
+	Consequence bool   `json:"consequence,omitempty"`
+}
+
+// Subject is an object a finding is about: a pod (and container), a node,
+// the job itself.
+type Subject struct {
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Container string `json:"container,omitempty"`
+	// Rank is the global rank or replica index when known.
+	Rank *int `json:"rank,omitempty"`
+}
+
+// Evidence is one fact that supports a finding.
+type Evidence struct {
+	// Kind is event, log, field, condition or exec.
+	Kind string `json:"kind"`
+	// Source says where: "pod ns/name container c", "event", a file path.
+	Source string `json:"source"`
+	// Object is the object the fact belongs to.
+	Object *Object `json:"object,omitempty"`
+	// Field is the object field, e.g. status.containerStatuses[main].lastState.terminated.
+	Field string `json:"field,omitempty"`
+	// File and Line locate a log line in the snapshot.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	Text string `json:"text"`
+	Time string `json:"time,omitempty"`
+	// Count is how many times the fact was seen (event count, log matches).
+	Count int `json:"count,omitempty"`
+}
+
+// Object names a Kubernetes object in evidence.
+type Object struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// Replica is a row of the replica table.
+type Replica struct {
+	Type      string `json:"type"`
+	Expected  int    `json:"expected"`
+	Created   int    `json:"created"`
+	Pending   int    `json:"pending"`
+	Running   int    `json:"running"`
+	Succeeded int    `json:"succeeded"`
+	Failed    int    `json:"failed"`
+	Restarts  int    `json:"restarts"`
+}
+
+// Entry is one line of the job timeline.
+type Entry struct {
+	Time string `json:"time"`
+	// Kind is condition, pod, container or event.
+	Kind   string `json:"kind"`
+	Object string `json:"object"`
+	Text   string `json:"text"`
+	// Warning marks entries that are bad news (Warning events, failures).
+	Warning bool `json:"warning,omitempty"`
+}
+
+// Progress is the training progress shown in reports.
+type Progress struct {
+	LastStep           *int64   `json:"lastStep,omitempty"`
+	TotalSteps         *int64   `json:"totalSteps,omitempty"`
+	LastStepTime       string   `json:"lastStepTime,omitempty"`
+	Throughput         float64  `json:"throughput,omitempty"`
+	ThroughputUnit     string   `json:"throughputUnit,omitempty"`
+	BaselineThroughput float64  `json:"baselineThroughput,omitempty"`
+	LastLoss           *float64 `json:"lastLoss,omitempty"`
+	CheckpointStep     *int64   `json:"checkpointStep,omitempty"`
+	CheckpointTime     string   `json:"checkpointTime,omitempty"`
+	GPUUtilization     *float64 `json:"gpuUtilization,omitempty"`
+}
+
+// Explanation is the LLM's reading of the findings.
+type Explanation struct {
+	Model    string   `json:"model,omitempty"`
+	Language string   `json:"language,omitempty"`
+	Healthy  string   `json:"healthy,omitempty"`
+	Error    string   `json:"error,omitempty"`
+	Analysis string   `json:"analysis,omitempty"`
+	Solution []string `json:"solution,omitempty"`
+	// Missing says why there is no explanation (timeout, refusal, ...).
+	Missing string `json:"missing,omitempty"`
+	Cached  bool   `json:"cached,omitempty"`
+}
+
+// MaxSeverity is the highest severity among the job's findings.
+func (j *Job) MaxSeverity() string {
+	best := ""
+	for i := range j.Findings {
+		if SeverityRank(j.Findings[i].Severity) > SeverityRank(best) {
+			best = j.Findings[i].Severity
+		}
+	}
+	return best
+}
+
+// Sort orders jobs by namespace and name so that output is deterministic.
+func (r *Report) Sort() {
+	sort.Slice(r.Jobs, func(a, b int) bool {
+		if r.Jobs[a].Namespace != r.Jobs[b].Namespace {
+			return r.Jobs[a].Namespace < r.Jobs[b].Namespace
+		}
+		if r.Jobs[a].Name != r.Jobs[b].Name {
+			return r.Jobs[a].Name < r.Jobs[b].Name
+		}
+		return r.Jobs[a].Kind < r.Jobs[b].Kind
+	})
+}
+
+// Write writes the report as indented JSON.
+func (r *Report) Write(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// Read parses a report written by Write.
+func Read(rd io.Reader) (*Report, error) {
+	var r Report
+	dec := json.NewDecoder(rd)
+	if err := dec.Decode(&r); err != nil {
+		return nil, err
+	}
+	if r.SchemaVersion != SchemaVersion {
+		return nil, fmt.Errorf("unsupported schemaVersion %q (want %q)", r.SchemaVersion, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// ReadFile reads a saved JSON report.
+func ReadFile(path string) (*Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read report: %w", err)
+	}
+	defer f.Close()
+	r, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read report %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// FailsAt reports whether any job has a finding at or above severity.
+func (r *Report) FailsAt(severity string) bool {
+	min := SeverityRank(severity)
+	for i := range r.Jobs {
+		for _, f := range r.Jobs[i].Findings {
+			if SeverityRank(f.Severity) >= min {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,89 @@
+package policies_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
+
+	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/policies"
+)
+
+// TestRego runs every _test.rego test of the built-in rules.
+func TestRego(t *testing.T) {
+	ctx := context.Background()
+	e, err := policy.Load(ctx, policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := e.RunTests(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) == 0 {
+		t.Fatal("no Rego tests found")
+	}
+	for _, r := range results {
+		r := r
+		t.Run(strings.TrimPrefix(r.Package, "data.")+"."+r.Name, func(t *testing.T) {
+			if r.Error != nil {
+				t.Fatalf("%s: %v\n%s", r.Location, r.Error, r.Output)
+			}
+			if r.Fail {
+				t.Fatalf("%s: failed\n%s", r.Location, r.Output)
+			}
+		})
+	}
+}
+
+// TestEveryRuleHasTests checks that each rule package has a test package
+// with a case that fires and one that must not (by convention at least two
+// tests).
+func TestEveryRuleHasTests(t *testing.T) {
+	e, err := policy.Load(context.Background(), policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := e.RunTests(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	perPkg := map[string]int{}
+	for _, r := range results {
+		perPkg[strings.TrimSuffix(strings.TrimPrefix(r.Package, "data."), "_test")]++
+	}
+	for _, r := range e.Rules() {
+		if perPkg[r.Package] < 2 {
+			t.Errorf("rule %s (%s) has %d tests; want at least one that fires and one that must not", r.ID, r.Package, perPkg[r.Package])
+		}
+	}
+}
+
+// TestFormatted checks every .rego file is formatted as `opa fmt` would.
+func TestFormatted(t *testing.T) {
+	err := fs.WalkDir(policies.FS, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			return err
+		}
+		src, err := fs.ReadFile(policies.FS, p)
+		if err != nil {
+			return err
+		}
+		got, err := format.SourceWithOpts(p, src, format.Opts{RegoVersion: ast.RegoV1})
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		if string(got) != string(src) {
+			t.Errorf("%s is not formatted; run `make fmt-rego`", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

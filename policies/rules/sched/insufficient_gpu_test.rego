@@ -1,0 +1,49 @@
+package traindoc.rules.sched.insufficient_gpu_test
+
+import data.traindoc.rules.sched.insufficient_gpu
+
+_pending_pod(msg) := {
+	"name": "train-worker-0",
+	"namespace": "ml",
+	"phase": "Pending",
+	"containers": [],
+	"conditions": [{
+		"type": "PodScheduled",
+		"status": "False",
+		"reason": "Unschedulable",
+		"message": msg,
+		"lastTransitionTime": "2026-03-01T10:00:00Z",
+	}],
+}
+
+test_fires_on_pod_condition if {
+	msg := "0/8 nodes are available: 8 Insufficient nvidia.com/gpu. preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod."
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
+	some f in fs
+	f.params.resource == "nvidia.com/gpu"
+	f.params.detail == "0/8 nodes are available: 8 Insufficient nvidia.com/gpu."
+	f.subject.name == "train-worker-0"
+}
+
+test_fires_on_event_only if {
+	e := {
+		"type": "Warning", "reason": "FailedScheduling", "count": 12,
+		"message": "0/3 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 2 Insufficient nvidia.com/gpu.",
+		"object": {"kind": "Pod", "name": "train-master-0", "namespace": "ml"},
+		"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T11:00:00Z",
+	}
+	fs := insufficient_gpu.findings with input as {"pods": [], "events": [e]}
+	count(fs) == 1
+}
+
+test_not_on_cpu_shortage if {
+	msg := "0/4 nodes are available: 4 Insufficient cpu."
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
+	count(fs) == 0
+}
+
+test_not_when_running if {
+	pod := object.union(_pending_pod("0/8 nodes are available: 8 Insufficient nvidia.com/gpu."), {"phase": "Running"})
+	fs := insufficient_gpu.findings with input as {"pods": [pod], "events": []}
+	count(fs) == 0
+}
