@@ -1,0 +1,994 @@
+// Package collect reads the state of training jobs from a live Kubernetes
+// cluster and writes it as a snapshot directory (see
+// docs/design/snapshot-layout.md), so that a live diagnosis and an offline
+// diagnosis of the same state are the same computation.
+//
+// The collector is read-only and best effort: whatever the caller's
+// credentials cannot read (a forbidden resource, a log that no longer exists)
+// becomes a note in snapshot.yaml rather than a failure. Only problems that
+// leave nothing meaningful to diagnose (the API server cannot be reached, or
+// the job kinds cannot be listed) are returned as errors.
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/yaml"
+)
+
+// Options control what is collected and how hard the API server is pressed.
+// Start from DefaultOptions: the zero value turns previous logs off.
+type Options struct {
+	// Namespace to look for jobs in; "default" when empty.
+	Namespace string
+	// AllNamespaces looks for jobs in every namespace.
+	AllNamespaces bool
+	// Selector is a label selector the jobs must match.
+	Selector string
+	// Jobs restricts collection to these jobs, each "name" (in Namespace, or
+	// any namespace with AllNamespaces) or "namespace/name".
+	Jobs []string
+
+	// LogBytes and LogTail limit each container log (0 = no limit).
+	LogBytes int64
+	LogTail  int64
+	// Timestamps asks for RFC 3339 timestamps on every log line.
+	Timestamps bool
+	// Previous also fetches the log of the previous instance of restarted containers.
+	Previous bool
+
+	// Concurrency bounds parallel log and exec requests.
+	Concurrency int
+	// QPS and Burst set the client-side rate limit (rest.Config QPS/Burst).
+	QPS   float32
+	Burst int
+	// RequestTimeout bounds each API request; log streams get four times as long.
+	RequestTimeout time.Duration
+
+	// Exec runs read-only diagnostics inside running pods (nvidia-smi, ray
+	// status, ray job list, checkpoint listing); it needs pods/exec.
+	Exec        bool
+	ExecTimeout time.Duration
+
+	// PromptConfigMap is "namespace/name" of a ConfigMap whose *.tmpl keys
+	// are saved as prompts/<key> for the explanation step.
+	PromptConfigMap string
+
+	// Progress receives a one-line progress indicator; nil keeps quiet.
+	Progress io.Writer
+	// Debug adds notes about things skipped on purpose (kinds the cluster
+	// does not serve, logs of containers that never started).
+	Debug bool
+}
+
+// DefaultOptions returns the options the CLI starts from.
+func DefaultOptions() Options {
+	return Options{
+		LogBytes:       10 << 20,
+		Previous:       true,
+		Concurrency:    8,
+		QPS:            20,
+		Burst:          40,
+		RequestTimeout: 30 * time.Second,
+		ExecTimeout:    20 * time.Second,
+	}
+}
+
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.Namespace == "" {
+		o.Namespace = metav1.NamespaceDefault
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = d.Concurrency
+	}
+	if o.QPS <= 0 {
+		o.QPS = d.QPS
+	}
+	if o.Burst <= 0 {
+		o.Burst = d.Burst
+	}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = d.RequestTimeout
+	}
+	if o.ExecTimeout <= 0 {
+		o.ExecTimeout = d.ExecTimeout
+	}
+	return o
+}
+
+// ObjectRef names one collected object.
+type ObjectRef struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+func (r ObjectRef) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// Result summarises a collection.
+type Result struct {
+	Dir         string
+	CollectedAt time.Time
+	// Jobs are the training jobs found, sorted.
+	Jobs []ObjectRef
+	// Objects counts the Kubernetes objects written, Pods the pods among them.
+	Objects, Pods int
+	// Logs and Exec count the log and exec files written.
+	Logs, Exec int
+	// Notes lists what could not be read, sorted; also in snapshot.yaml.
+	Notes []string
+}
+
+// SnapshotMeta is the content of snapshot.yaml.
+type SnapshotMeta struct {
+	CollectedAt   string   `json:"collectedAt"`
+	Cluster       string   `json:"cluster,omitempty"`
+	Context       string   `json:"context,omitempty"`
+	Namespace     string   `json:"namespace,omitempty"`
+	AllNamespaces bool     `json:"allNamespaces,omitempty"`
+	Notes         []string `json:"notes,omitempty"`
+}
+
+// ErrUnreachable marks a collection cut short because the API server stopped
+// answering; the snapshot written so far is kept and its notes say what is missing.
+var ErrUnreachable = errors.New("API server unreachable")
+
+// Collect writes a snapshot of the selected training jobs into outDir
+// (created if needed). On ErrUnreachable or a cancelled context the returned
+// Result describes the partial snapshot that was written.
+func Collect(ctx context.Context, cfg *rest.Config, contextName string, opts Options, outDir string) (*Result, error) {
+	opts = opts.withDefaults()
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = opts.QPS, opts.Burst
+	// Use JSON for everything; protobuf would save little here and would
+	// need a second code path for the dynamic client.
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create clientset: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("create dynamic client: %w", err)
+	}
+	c := newCollector(opts, clients{
+		core:      cs,
+		dynamic:   dyn,
+		discovery: discovery.ToDiscoveryInterfaceWithContext(cs.Discovery()),
+		exec:      newRemoteExec(cfg, cs),
+	})
+	c.cluster, c.context = cfg.Host, contextName
+	return c.run(ctx, outDir)
+}
+
+// clients bundles the interfaces the collector uses, so tests can pass fakes.
+type clients struct {
+	core      kubernetes.Interface
+	dynamic   dynamic.Interface
+	discovery discoverer
+	exec      execFunc
+}
+
+// discoverer is the part of discovery the collector needs; both the real and
+// the fake discovery clients implement it.
+type discoverer interface {
+	ServerResourcesForGroupVersionWithContext(ctx context.Context, groupVersion string) (*metav1.APIResourceList, error)
+}
+
+type collector struct {
+	opts             Options
+	c                clients
+	cluster, context string
+	out              string
+	now              func() time.Time
+
+	mu          sync.Mutex
+	notes       map[string]bool
+	unreachable error
+
+	served map[schema.GroupVersion]map[string]bool // GV -> served resources
+	// listed holds every object of each known kind in the scanned namespaces,
+	// keyed by kind index in knownKinds.
+	listed map[int][]*unstructured.Unstructured
+	// picked holds what will be written, keyed by file base name.
+	picked    map[string][]*unstructured.Unstructured
+	seen      map[string]bool // group/kind/ns/name of picked objects
+	jobs      []ObjectRef
+	collected nameSet // kind/ns/name of everything picked, for linking
+	pods      []*corev1.Pod
+	logs      int
+	execs     int
+	progress  *progress
+}
+
+func newCollector(opts Options, c clients) *collector {
+	return &collector{
+		opts:   opts.withDefaults(),
+		c:      c,
+		now:    time.Now,
+		notes:  map[string]bool{},
+		served: map[schema.GroupVersion]map[string]bool{},
+		listed: map[int][]*unstructured.Unstructured{},
+		picked: map[string][]*unstructured.Unstructured{},
+		seen:   map[string]bool{},
+	}
+}
+
+// note records something that could not be read. Notes are de-duplicated
+// and sorted, so the same cluster state gives the same snapshot.yaml.
+func (c *collector) note(format string, args ...any) {
+	c.mu.Lock()
+	c.notes[fmt.Sprintf(format, args...)] = true
+	c.mu.Unlock()
+}
+
+func (c *collector) debugf(format string, args ...any) {
+	if c.opts.Debug {
+		c.note("debug: "+format, args...)
+	}
+}
+
+// reason condenses an API error into the short form used in notes.
+func reason(err error) string {
+	switch {
+	case apierrors.IsForbidden(err):
+		return "forbidden"
+	case apierrors.IsUnauthorized(err):
+		return "unauthorized"
+	case apierrors.IsNotFound(err):
+		return "not found"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timed out"
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	}
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return msg
+}
+
+// isTransport reports whether err came from the connection rather than from
+// the API server (which always answers with a Status).
+func isTransport(err error) bool {
+	var st apierrors.APIStatus
+	return err != nil && !errors.As(err, &st) && !errors.Is(err, context.Canceled)
+}
+
+// failed records a failed read as a note. It returns true when the API
+// server is gone and the caller should stop issuing requests.
+func (c *collector) failed(ctx context.Context, err error, format string, args ...any) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	what := fmt.Sprintf(format, args...)
+	if isTransport(err) {
+		c.mu.Lock()
+		if c.unreachable == nil {
+			c.unreachable = fmt.Errorf("%s: %w", what, err)
+		}
+		c.mu.Unlock()
+		return true
+	}
+	c.note("%s: %s", what, reason(err))
+	return false
+}
+
+func (c *collector) gone(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.unreachable != nil
+}
+
+// reqCtx bounds one API request so that a server that stops answering
+// (rather than closing connections) cannot hang the collection.
+func (c *collector) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, c.opts.RequestTimeout)
+}
+
+func (c *collector) run(ctx context.Context, outDir string) (*Result, error) {
+	if c.opts.Progress != nil {
+		c.progress = &progress{w: c.opts.Progress}
+	}
+	if err := os.MkdirAll(outDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create snapshot directory: %w", err)
+	}
+	c.out = outDir
+	collectedAt := c.now().UTC().Truncate(time.Second)
+
+	if err := c.discover(ctx); err != nil {
+		return nil, err
+	}
+	if err := c.findJobs(ctx); err != nil {
+		return nil, err
+	}
+	if !c.gone(ctx) {
+		c.findPods(ctx)
+	}
+	if !c.gone(ctx) {
+		c.findContext(ctx)
+	}
+	if !c.gone(ctx) {
+		c.findEvents(ctx)
+	}
+	if !c.gone(ctx) {
+		c.findNodes(ctx)
+	}
+	if !c.gone(ctx) {
+		c.findQuotas(ctx)
+	}
+	if !c.gone(ctx) && c.opts.PromptConfigMap != "" {
+		c.savePrompts(ctx)
+	}
+	objects, err := c.writeObjects()
+	if err != nil {
+		return nil, err
+	}
+	if !c.gone(ctx) {
+		c.fetchLogsAndExec(ctx)
+	}
+	c.progress.done()
+
+	res := &Result{
+		Dir:         outDir,
+		CollectedAt: collectedAt,
+		Jobs:        c.jobs,
+		Objects:     objects,
+		Pods:        len(c.pods),
+		Logs:        c.logs,
+		Exec:        c.execs,
+	}
+	var runErr error
+	switch {
+	case c.unreachable != nil:
+		c.note("collection incomplete, %s: %s", ErrUnreachable, reason(c.unreachable))
+		runErr = fmt.Errorf("collection incomplete: %w: %w", ErrUnreachable, c.unreachable)
+	case ctx.Err() != nil:
+		c.note("collection incomplete: %s", reason(ctx.Err()))
+		runErr = fmt.Errorf("collection incomplete: %w", ctx.Err())
+	}
+	for n := range c.notes {
+		res.Notes = append(res.Notes, n)
+	}
+	sort.Strings(res.Notes)
+
+	meta := SnapshotMeta{
+		CollectedAt: collectedAt.Format(time.RFC3339),
+		Cluster:     c.cluster,
+		Context:     c.context,
+		Notes:       res.Notes,
+	}
+	if c.opts.AllNamespaces {
+		meta.AllNamespaces = true
+	} else {
+		meta.Namespace = c.opts.Namespace
+	}
+	data, err := yaml.Marshal(meta)
+	if err != nil {
+		return nil, fmt.Errorf("marshal snapshot.yaml: %w", err)
+	}
+	if err := writeFile(outDir+string(os.PathSeparator)+"snapshot.yaml", data); err != nil {
+		return nil, err
+	}
+	return res, runErr
+}
+
+// discover finds which of the known kinds the cluster serves. A kind that is
+// not served is simply not collected: most clusters run one or two operators.
+func (c *collector) discover(ctx context.Context) error {
+	for _, k := range knownKinds {
+		gv := k.GVR.GroupVersion()
+		if _, done := c.served[gv]; done {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("discover API resources: %w", err)
+		}
+		c.served[gv] = map[string]bool{}
+		rctx, cancel := c.reqCtx(ctx)
+		list, err := c.c.discovery.ServerResourcesForGroupVersionWithContext(rctx, gv.String())
+		cancel()
+		switch {
+		case err == nil:
+			for _, r := range list.APIResources {
+				c.served[gv][r.Name] = true
+			}
+		case apierrors.IsNotFound(err):
+			// Not installed: skipped silently.
+		case isTransport(err):
+			return fmt.Errorf("discover API resources (%s): %w: %w", gv, ErrUnreachable, err)
+		default:
+			c.note("API group %s not discoverable: %s", gv, reason(err))
+		}
+	}
+	for _, k := range knownKinds {
+		if !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+			c.debugf("%s (%s) not served by the cluster", k.Kind, k.GVR.GroupVersion())
+		}
+	}
+	return nil
+}
+
+// scanNamespaces returns the namespaces to list in ("" means all).
+func (c *collector) scanNamespaces() []string {
+	if c.opts.AllNamespaces {
+		return []string{metav1.NamespaceAll}
+	}
+	set := map[string]bool{c.opts.Namespace: true}
+	for _, j := range c.opts.Jobs {
+		if ns, _, ok := strings.Cut(j, "/"); ok && ns != "" {
+			set[ns] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for ns := range set {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wanted reports whether a job named in Options.Jobs (or all, if none) matches.
+func (c *collector) wanted(ns, name string) (bool, string) {
+	if len(c.opts.Jobs) == 0 {
+		return true, ""
+	}
+	for _, j := range c.opts.Jobs {
+		if jns, jname, ok := strings.Cut(j, "/"); ok {
+			if jns == ns && jname == name {
+				return true, j
+			}
+			continue
+		}
+		if j == name && (c.opts.AllNamespaces || ns == c.opts.Namespace) {
+			return true, j
+		}
+	}
+	return false, ""
+}
+
+func objKey(group, kind, ns, name string) string { return group + "/" + kind + "/" + ns + "/" + name }
+
+// pick adds an object to the set that will be written, once.
+func (c *collector) pick(file string, o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	key := objKey(gvk.Group, gvk.Kind, o.GetNamespace(), o.GetName())
+	if c.seen[key] {
+		return false
+	}
+	c.seen[key] = true
+	c.picked[file] = append(c.picked[file], o)
+	return true
+}
+
+func fileFor(r schema.GroupVersionResource) string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+func (c *collector) listKind(ctx context.Context, i int) {
+	k := knownKinds[i]
+	if !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+		return
+	}
+	for _, ns := range c.scanNamespaces() {
+		if c.gone(ctx) {
+			return
+		}
+		items, err := c.listDynamic(ctx, k.GVR, ns)
+		if err != nil {
+			if c.failed(ctx, err, "%s not readable in %s", fileFor(k.GVR), nsLabel(ns)) {
+				return
+			}
+			continue
+		}
+		for _, it := range items {
+			cleanObject(it, k.GVR.GroupVersion().String(), k.Kind)
+		}
+		c.listed[i] = append(c.listed[i], items...)
+	}
+}
+
+func nsLabel(ns string) string {
+	if ns == "" {
+		return "all namespaces"
+	}
+	return ns
+}
+
+// listDynamic lists all objects of a resource, page by page.
+func (c *collector) listDynamic(ctx context.Context, r schema.GroupVersionResource, ns string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	opts := metav1.ListOptions{Limit: 500}
+	for {
+		rctx, cancel := c.reqCtx(ctx)
+		list, err := c.c.dynamic.Resource(r).Namespace(ns).List(rctx, opts)
+		cancel()
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			out = append(out, &list.Items[i])
+		}
+		if list.GetContinue() == "" {
+			return out, nil
+		}
+		opts.Continue = list.GetContinue()
+	}
+}
+
+type nameSet map[string]bool // "kind/ns/name"
+
+func (s nameSet) has(kind, ns, name string) bool { return s[kind+"/"+ns+"/"+name] }
+func (s nameSet) add(kind, ns, name string)      { s[kind+"/"+ns+"/"+name] = true }
+
+// ownedBy reports whether o has an owner reference to an object in s.
+func ownedBy(s nameSet, ns string, refs []metav1.OwnerReference) bool {
+	for _, r := range refs {
+		if s.has(r.Kind, ns, r.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// findJobs lists the job kinds, picks the jobs asked for, and then the
+// workloads beneath them (JobSets, batch Jobs, RayClusters) until nothing new
+// turns up.
+func (c *collector) findJobs(ctx context.Context) error {
+	var sel labels.Selector = labels.Everything()
+	if c.opts.Selector != "" {
+		s, err := labels.Parse(c.opts.Selector)
+		if err != nil {
+			return fmt.Errorf("parse selector %q: %w", c.opts.Selector, err)
+		}
+		sel = s
+	}
+	for i := range knownKinds {
+		if knownKinds[i].Role != roleContext {
+			c.listKind(ctx, i)
+		}
+	}
+	if c.unreachable != nil {
+		return fmt.Errorf("list jobs: %w: %w", ErrUnreachable, c.unreachable)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("list jobs: %w", err)
+	}
+
+	// RayClusters created by a RayJob are its workload, not jobs of their
+	// own, whether or not KubeRay set an owner reference.
+	rayJobClusters := nameSet{}
+	for i, k := range knownKinds {
+		if k.Kind != "RayJob" {
+			continue
+		}
+		for _, o := range c.listed[i] {
+			if n, _, _ := unstructured.NestedString(o.Object, "status", "rayClusterName"); n != "" {
+				rayJobClusters.add("RayCluster", o.GetNamespace(), n)
+			}
+		}
+	}
+
+	set := nameSet{}
+	matched := map[string]bool{}
+	for i, k := range knownKinds {
+		if k.Role == roleContext {
+			continue
+		}
+		for _, o := range c.listed[i] {
+			if !sel.Matches(labels.Set(o.GetLabels())) {
+				continue
+			}
+			ok, entry := c.wanted(o.GetNamespace(), o.GetName())
+			if !ok {
+				continue
+			}
+			switch {
+			case k.Role == roleJob:
+			case len(c.opts.Jobs) > 0:
+				// A JobSet, batch Job or RayCluster named explicitly.
+			case k.Kind == "RayCluster" && !hasOwnerKind(o, "RayJob") && !rayJobClusters.has("RayCluster", o.GetNamespace(), o.GetName()):
+				// Training started in a plain RayCluster's head pod.
+			default:
+				continue
+			}
+			if c.pick(fileFor(k.GVR), o) {
+				set.add(k.Kind, o.GetNamespace(), o.GetName())
+				c.jobs = append(c.jobs, ObjectRef{Kind: k.Kind, Namespace: o.GetNamespace(), Name: o.GetName()})
+				matched[entry] = true
+			}
+		}
+	}
+	for _, j := range c.opts.Jobs {
+		if !matched[j] {
+			c.note("job %s not found", j)
+		}
+	}
+
+	// Children: owned by something collected, or linked by the conventions
+	// the operators use when they do not set owner references.
+	for changed := true; changed; {
+		changed = false
+		rayClusterNames := nameSet{}
+		for _, objs := range c.picked {
+			for _, o := range objs {
+				if o.GetKind() == "RayJob" {
+					if n, _, _ := unstructured.NestedString(o.Object, "status", "rayClusterName"); n != "" {
+						rayClusterNames.add("RayCluster", o.GetNamespace(), n)
+					}
+				}
+			}
+		}
+		for i, k := range knownKinds {
+			if k.Role != roleChild {
+				continue
+			}
+			for _, o := range c.listed[i] {
+				ns, name, lb := o.GetNamespace(), o.GetName(), o.GetLabels()
+				linked := ownedBy(set, ns, o.GetOwnerReferences())
+				switch k.Kind {
+				case "JobSet":
+					// Trainer v2 names the JobSet after its TrainJob.
+					linked = linked || set.has("TrainJob", ns, name) || set.has("TrainJob", ns, lb[labelTrainJob])
+				case "Job":
+					linked = linked || set.has("JobSet", ns, lb[labelJobSet])
+				case "RayCluster":
+					linked = linked || rayClusterNames.has("RayCluster", ns, name)
+				}
+				if linked && c.pick(fileFor(k.GVR), o) {
+					set.add(k.Kind, ns, name)
+					changed = true
+				}
+			}
+		}
+	}
+	c.collected = set
+	sort.Slice(c.jobs, func(i, j int) bool { return c.jobs[i].String() < c.jobs[j].String() })
+	return nil
+}
+
+func hasOwnerKind(o *unstructured.Unstructured, kind string) bool {
+	for _, r := range o.GetOwnerReferences() {
+		if r.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// jobNamespaces returns the namespaces that hold a collected object.
+func (c *collector) jobNamespaces() []string {
+	set := map[string]bool{}
+	for _, objs := range c.picked {
+		for _, o := range objs {
+			if o.GetNamespace() != "" {
+				set[o.GetNamespace()] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for ns := range set {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// toUnstructured converts a typed object and stamps its kind and apiVersion,
+// which typed clients leave empty.
+func toUnstructured(obj runtime.Object, apiVersion, kind string) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", kind, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	cleanObject(u, apiVersion, kind)
+	return u, nil
+}
+
+// podLinked reports whether a pod belongs to a collected object, by owner
+// reference or by one of the labels operators put on their pods.
+func (c *collector) podLinked(p *corev1.Pod) bool {
+	ns, lb := p.Namespace, p.Labels
+	if ownedBy(c.collected, ns, p.OwnerReferences) {
+		return true
+	}
+	if v := lb[labelKubeflowJob]; v != "" {
+		for _, k := range []string{"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob"} {
+			if c.collected.has(k, ns, v) {
+				return true
+			}
+		}
+	}
+	return c.collected.has("TrainJob", ns, lb[labelTrainJob]) ||
+		c.collected.has("JobSet", ns, lb[labelJobSet]) ||
+		c.collected.has("RayCluster", ns, lb[labelRayCluster]) ||
+		c.collected.has("Job", ns, lb[labelBatchJob]) ||
+		c.collected.has("Job", ns, lb[labelBatchJobOld])
+}
+
+func (c *collector) findPods(ctx context.Context) {
+	for _, ns := range c.jobNamespaces() {
+		opts := metav1.ListOptions{Limit: 500}
+		for {
+			rctx, cancel := c.reqCtx(ctx)
+			list, err := c.c.core.CoreV1().Pods(ns).List(rctx, opts)
+			cancel()
+			if err != nil {
+				if c.failed(ctx, err, "pods not readable in %s", ns) {
+					return
+				}
+				break
+			}
+			for i := range list.Items {
+				p := &list.Items[i]
+				if !c.podLinked(p) {
+					continue
+				}
+				u, err := toUnstructured(p, "v1", "Pod")
+				if err != nil {
+					c.note("pod %s/%s: %v", p.Namespace, p.Name, err)
+					continue
+				}
+				if c.pick("pods", u) {
+					c.pods = append(c.pods, p)
+					c.collected.add("Pod", p.Namespace, p.Name)
+				}
+			}
+			if list.Continue == "" {
+				break
+			}
+			opts.Continue = list.Continue
+		}
+	}
+	sort.Slice(c.pods, func(i, j int) bool {
+		if c.pods[i].Namespace != c.pods[j].Namespace {
+			return c.pods[i].Namespace < c.pods[j].Namespace
+		}
+		return c.pods[i].Name < c.pods[j].Name
+	})
+}
+
+// findContext picks PodGroups and Workloads that refer to collected objects.
+func (c *collector) findContext(ctx context.Context) {
+	groups := nameSet{}
+	for _, p := range c.pods {
+		for _, a := range podGroupAnnotations {
+			if v := p.Annotations[a]; v != "" {
+				groups.add("PodGroup", p.Namespace, v)
+			}
+			if v := p.Labels[a]; v != "" {
+				groups.add("PodGroup", p.Namespace, v)
+			}
+		}
+	}
+	for _, k := range knownKinds {
+		if k.Role != roleContext || !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+			continue
+		}
+		for _, ns := range c.jobNamespaces() {
+			if c.gone(ctx) {
+				return
+			}
+			items, err := c.listDynamic(ctx, k.GVR, ns)
+			if err != nil {
+				if c.failed(ctx, err, "%s not readable in %s", fileFor(k.GVR), ns) {
+					return
+				}
+				continue
+			}
+			for _, o := range items {
+				linked := ownedBy(c.collected, ns, o.GetOwnerReferences())
+				if k.Kind == "PodGroup" {
+					// Volcano and the training operator name the group after the job.
+					linked = linked || groups.has("PodGroup", ns, o.GetName()) || c.jobNamed(ns, o.GetName())
+				}
+				if linked {
+					cleanObject(o, k.GVR.GroupVersion().String(), k.Kind)
+					if c.pick(fileFor(k.GVR), o) {
+						c.collected.add(k.Kind, ns, o.GetName())
+					}
+				}
+			}
+		}
+	}
+}
+
+func (c *collector) jobNamed(ns, name string) bool {
+	for _, j := range c.jobs {
+		if j.Namespace == ns && j.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// findEvents keeps the core/v1 events whose involved object was collected.
+func (c *collector) findEvents(ctx context.Context) {
+	for _, ns := range c.jobNamespaces() {
+		opts := metav1.ListOptions{Limit: 500}
+		for {
+			rctx, cancel := c.reqCtx(ctx)
+			list, err := c.c.core.CoreV1().Events(ns).List(rctx, opts)
+			cancel()
+			if err != nil {
+				if c.failed(ctx, err, "events not readable in %s", ns) {
+					return
+				}
+				break
+			}
+			for i := range list.Items {
+				e := &list.Items[i]
+				ref := e.InvolvedObject
+				refNS := ref.Namespace
+				if refNS == "" {
+					refNS = e.Namespace
+				}
+				if !c.collected.has(ref.Kind, refNS, ref.Name) {
+					continue
+				}
+				u, err := toUnstructured(e, "v1", "Event")
+				if err != nil {
+					c.note("event %s/%s: %v", e.Namespace, e.Name, err)
+					continue
+				}
+				c.pick("events", u)
+			}
+			if list.Continue == "" {
+				break
+			}
+			opts.Continue = list.Continue
+		}
+	}
+}
+
+// findNodes reads the nodes the collected pods run on, one by one: the
+// caller may be allowed to get nodes without being allowed to list them all.
+func (c *collector) findNodes(ctx context.Context) {
+	names := map[string]bool{}
+	for _, p := range c.pods {
+		if p.Spec.NodeName != "" {
+			names[p.Spec.NodeName] = true
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	for _, n := range sorted {
+		rctx, cancel := c.reqCtx(ctx)
+		node, err := c.c.core.CoreV1().Nodes().Get(rctx, n, metav1.GetOptions{})
+		cancel()
+		if err != nil {
+			if apierrors.IsForbidden(err) {
+				c.note("nodes not readable: forbidden")
+				return
+			}
+			if c.failed(ctx, err, "node %s not readable", n) {
+				return
+			}
+			continue
+		}
+		u, err := toUnstructured(node, "v1", "Node")
+		if err != nil {
+			c.note("node %s: %v", n, err)
+			continue
+		}
+		c.pick("nodes", u)
+	}
+}
+
+func (c *collector) findQuotas(ctx context.Context) {
+	for _, ns := range c.jobNamespaces() {
+		rctx, cancel := c.reqCtx(ctx)
+		list, err := c.c.core.CoreV1().ResourceQuotas(ns).List(rctx, metav1.ListOptions{})
+		cancel()
+		if err != nil {
+			if c.failed(ctx, err, "resourcequotas not readable in %s", ns) {
+				return
+			}
+			continue
+		}
+		for i := range list.Items {
+			u, err := toUnstructured(&list.Items[i], "v1", "ResourceQuota")
+			if err != nil {
+				c.note("resourcequota %s/%s: %v", ns, list.Items[i].Name, err)
+				continue
+			}
+			c.pick("resourcequotas", u)
+		}
+	}
+}
+
+// savePrompts copies the *.tmpl keys of the prompt ConfigMap to prompts/.
+func (c *collector) savePrompts(ctx context.Context) {
+	ns, name, ok := strings.Cut(c.opts.PromptConfigMap, "/")
+	if !ok {
+		ns, name = c.opts.Namespace, c.opts.PromptConfigMap
+	}
+	rctx, cancel := c.reqCtx(ctx)
+	cm, err := c.c.core.CoreV1().ConfigMaps(ns).Get(rctx, name, metav1.GetOptions{})
+	cancel()
+	if err != nil {
+		c.failed(ctx, err, "prompt configmap %s/%s not readable", ns, name)
+		return
+	}
+	keys := make([]string, 0, len(cm.Data))
+	for k := range cm.Data {
+		if strings.HasSuffix(k, ".tmpl") {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		p, err := safeJoin(c.out, "prompts", k)
+		if err != nil {
+			c.note("prompt %s skipped: %v", k, err)
+			continue
+		}
+		if err := writeFile(p, []byte(cm.Data[k])); err != nil {
+			c.note("prompt %s not written: %v", k, err)
+		}
+	}
+}
+
+// writeObjects writes one List file per resource and returns the object count.
+func (c *collector) writeObjects() (int, error) {
+	files := make([]string, 0, len(c.picked))
+	for f := range c.picked {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	n := 0
+	for _, f := range files {
+		objs := c.picked[f]
+		sortObjects(objs)
+		data, err := marshalList(objs)
+		if err != nil {
+			return n, fmt.Errorf("write %s: %w", f, err)
+		}
+		p, err := safeJoin(c.out, f+".yaml")
+		if err != nil {
+			return n, err
+		}
+		if err := writeFile(p, data); err != nil {
+			return n, err
+		}
+		n += len(objs)
+	}
+	return n, nil
+}

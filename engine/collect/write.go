@@ -1,0 +1,158 @@
+package collect
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// safeName turns an object name (attacker-controllable: it can come from
+// any user who can create pods) into a single path element. Kubernetes names
+// are DNS subdomains, so valid names pass through unchanged; anything else is
+// rewritten so it can never contain a separator, be "." or "..", or be empty.
+func safeName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteRune('_')
+		}
+	}
+	s := b.String()
+	if s == "" || strings.Trim(s, ".") == "" {
+		s = "_" + s
+	}
+	// A leading dot would hide the file and "..x" is confusing; keep names plain.
+	if strings.HasPrefix(s, ".") {
+		s = "_" + s[1:]
+	}
+	const maxLen = 200 // well below NAME_MAX (255) once ".previous.log" is added
+	if len(s) > maxLen {
+		s = s[:maxLen]
+	}
+	return s
+}
+
+// safeJoin joins path elements derived from object names below root and
+// refuses any result outside root, as a second line of defence behind safeName.
+func safeJoin(root string, elems ...string) (string, error) {
+	parts := []string{root}
+	for _, e := range elems {
+		parts = append(parts, safeName(e))
+	}
+	p := filepath.Join(parts...)
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %q escapes %s", p, root)
+	}
+	return p, nil
+}
+
+// writeFile writes data to path, creating parent directories.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// sortObjects orders objects by namespace, name, then kind so that output is
+// byte-for-byte reproducible for the same cluster state.
+func sortObjects(objs []*unstructured.Unstructured) {
+	sort.SliceStable(objs, func(i, j int) bool {
+		a, b := objs[i], objs[j]
+		if a.GetNamespace() != b.GetNamespace() {
+			return a.GetNamespace() < b.GetNamespace()
+		}
+		if a.GetName() != b.GetName() {
+			return a.GetName() < b.GetName()
+		}
+		return a.GetAPIVersion()+"/"+a.GetKind() < b.GetAPIVersion()+"/"+b.GetKind()
+	})
+}
+
+// marshalList renders objects as a `kind: List`, the shape `kubectl get -o
+// yaml` prints. sigs.k8s.io/yaml goes through JSON, so map keys come out sorted.
+func marshalList(objs []*unstructured.Unstructured) ([]byte, error) {
+	items := make([]any, 0, len(objs))
+	for _, o := range objs {
+		items = append(items, o.Object)
+	}
+	list := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "List",
+		"metadata":   map[string]any{"resourceVersion": ""},
+		"items":      items,
+	}
+	out, err := yaml.Marshal(list)
+	if err != nil {
+		return nil, fmt.Errorf("marshal list: %w", err)
+	}
+	return out, nil
+}
+
+// secretEnvName matches environment variable names whose values are likely
+// credentials; their values are redacted before anything is written.
+var secretEnvName = regexp.MustCompile(`(?i)(token|passw(or)?d|secret|api_?key|access_?key|private_?key|credential)`)
+
+const redacted = "REDACTED"
+
+// cleanObject strips fields that are noise for diagnosis or unsafe to keep,
+// and makes sure kind and apiVersion are set (typed clients leave them empty).
+func cleanObject(o *unstructured.Unstructured, apiVersion, kind string) {
+	if o.GetAPIVersion() == "" {
+		o.SetAPIVersion(apiVersion)
+	}
+	if o.GetKind() == "" {
+		o.SetKind(kind)
+	}
+	unstructured.RemoveNestedField(o.Object, "metadata", "managedFields")
+	if ann := o.GetAnnotations(); ann != nil {
+		// The last-applied annotation repeats the whole spec, secrets included.
+		delete(ann, "kubectl.kubernetes.io/last-applied-configuration")
+		if len(ann) == 0 {
+			ann = nil
+		}
+		o.SetAnnotations(ann)
+	}
+	redactEnv(o.Object)
+}
+
+// redactEnv walks an object and replaces the value of every `env` entry whose
+// name looks like a credential. It works on any kind, because job specs embed
+// pod templates at different paths.
+func redactEnv(v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, child := range t {
+			if k == "env" {
+				if list, ok := child.([]any); ok {
+					for _, e := range list {
+						if m, ok := e.(map[string]any); ok {
+							name, _ := m["name"].(string)
+							if _, has := m["value"]; has && secretEnvName.MatchString(name) {
+								m["value"] = redacted
+							}
+						}
+					}
+				}
+			}
+			redactEnv(child)
+		}
+	case []any:
+		for _, child := range t {
+			redactEnv(child)
+		}
+	}
+}
