@@ -1,0 +1,66 @@
+package traindoc.rules.sched.node_mismatch_test
+
+import data.traindoc.rules.sched.node_mismatch
+
+_pending_pod(name, msg) := {
+	"name": name,
+	"namespace": "ml",
+	"phase": "Pending",
+	"containers": [],
+	"conditions": [{
+		"type": "PodScheduled",
+		"status": "False",
+		"reason": "Unschedulable",
+		"message": msg,
+		"lastTransitionTime": "2026-03-01T10:00:00Z",
+	}],
+}
+
+test_selector_and_taint if {
+	msg := "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("gpt-worker-0", msg)], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.subject.name == "gpt-worker-0"
+	f.params.pods == 1
+	f.params.constraints == "node affinity/selector, taints"
+	f.params.detail == "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 5 node(s) didn't match Pod's node affinity/selector."
+	f.owner == "user"
+}
+
+test_old_wording_event if {
+	e := {
+		"type": "Warning", "reason": "FailedScheduling", "count": 3,
+		"message": "0/3 nodes are available: 3 node(s) had taints that the pod didn't tolerate.",
+		"object": {"kind": "Pod", "name": "gpt-master-0", "namespace": "ml"},
+		"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:05:00Z",
+	}
+	e2 := object.union(e, {"message": "0/3 nodes are available: 1 node(s) had taint {nvidia.com/gpu: present}, that the pod didn't tolerate, 2 node(s) didn't match node selector."})
+	fs := node_mismatch.findings with input as {"pods": [], "events": [e2]}
+	some f in fs
+	f.params.constraints == "node affinity/selector, taints"
+	fs1 := node_mismatch.findings with input as {"pods": [], "events": [e]}
+	some f1 in fs1
+	f1.params.constraints == "taints"
+}
+
+test_cordoned_is_platform if {
+	msg := "0/2 nodes are available: 2 node(s) were unschedulable."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.constraints == "cordoned nodes"
+	f.owner == "platform"
+}
+
+test_volume_zone if {
+	msg := "0/4 nodes are available: 4 node(s) had volume node affinity conflict."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.constraints == "volume node affinity"
+}
+
+test_capacity_shortage_silent if {
+	msg := "0/3 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 2 Insufficient nvidia.com/gpu."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	count(fs) == 0
+}

@@ -1,0 +1,74 @@
+package traindoc.rules.sched.quota_exceeded_test
+
+import data.traindoc.rules.sched.quota_exceeded
+
+_event(kind, name, msg) := {
+	"type": "Warning", "reason": "FailedCreatePod", "count": 14,
+	"message": msg,
+	"object": {"kind": kind, "name": name, "namespace": "team-a"},
+	"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:30:00Z",
+}
+
+test_operator_event if {
+	msg := `Error creating: pods "llm-worker-3" is forbidden: exceeded quota: team-a-gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=24, limited: requests.nvidia.com/gpu=24`
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [_event("PyTorchJob", "llm", msg)]}
+	count(fs) == 1
+	some f in fs
+	f.params == {"quota": "ResourceQuota team-a-gpu", "limit": "exceeded quota on requests.nvidia.com/gpu"}
+	f.subject == {"kind": "PyTorchJob", "name": "llm"}
+}
+
+test_failed_quota_must_specify if {
+	msg := `Error creating: pods "trainer-node-0-0-x7k2p" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory`
+	fs := quota_exceeded.findings with input as {"kind": "TrainJob", "name": "t", "events": [object.union(_event("Job", "t-node-0", msg), {"reason": "FailedCreate"})]}
+	some f in fs
+	f.params.limit == "must specify limits.cpu,limits.memory"
+}
+
+test_kueue_max_capacity if {
+	c := {
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set master: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed; couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)",
+		"lastTransitionTime": "2026-03-01T10:00:05Z",
+	}
+	a := {"kind": "Workload", "name": "pytorchjob-llm-3f2a1", "namespace": "team-a", "queue": "team-a-queue", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Suspended", "events": [], "admission": [a]}
+	count(fs) == 1
+	some f in fs
+	f.params == {"quota": "Kueue queue team-a-queue", "limit": "request > maximum capacity for nvidia.com/gpu"}
+}
+
+test_kueue_unused_quota_silent if {
+	c := {
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed",
+	}
+	a := {"kind": "Workload", "name": "job-x", "queue": "q", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "events": [], "admission": [a]}
+	count(fs) == 0
+}
+
+test_resourcequota_hard_below_need if {
+	g := {"type": "Worker", "expected": 4, "template": {"containers": [{"name": "pytorch", "requests": {"nvidia.com/gpu": "8", "cpu": "32"}, "limits": {"nvidia.com/gpu": "8"}}]}}
+	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "requests.cpu": "256"}, "used": {"requests.nvidia.com/gpu": "0"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "namespace": "team-a", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
+	count(fs) == 1
+	some f in fs
+	f.params.limit == "hard requests.nvidia.com/gpu=16 is below the job's total of 32"
+}
+
+test_quota_large_enough_silent if {
+	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": "8", "memory": "200Gi"}}]}}
+	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "limits.memory": "1Ti", "pods": "10"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
+	count(fs) == 0
+}
+
+test_limits_memory_below_need if {
+	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"memory": "200Gi"}}]}}
+	q := {"name": "mem", "hard": {"limits.memory": "300Gi", "requests.memory": "500Gi"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
+	count(fs) == 1
+	some f in fs
+	startswith(f.params.limit, "hard limits.memory=300Gi")
+}
