@@ -1,0 +1,51 @@
+package traindoc.rules.exec.killed_test
+
+import data.traindoc.rules.exec.killed
+
+_pod(state, matches) := {
+	"name": "w-1", "namespace": "ml", "phase": "Failed", "conditions": [],
+	"containers": [{
+		"name": "pytorch", "restartCount": 0, "state": state, "lastState": {},
+		"logs": [{"file": "logs/w-1/pytorch.log", "previous": false, "lines": 10, "matches": matches, "tail": []}],
+	}],
+}
+
+test_fires_on_143 if {
+	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 143, "finishedAt": "2026-03-01T10:00:00Z"}, {})
+	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.params.how == "exit code 143 (SIGTERM)"
+	f.subject.container == "pytorch"
+}
+
+test_fires_on_liveness if {
+	pod := object.union(_pod({"state": "running"}, {}), {"phase": "Running"})
+	ev := {
+		"type": "Normal", "reason": "Killing", "count": 3,
+		"message": "Container pytorch failed liveness probe, will be restarted",
+		"object": {"kind": "Pod", "name": "w-1", "namespace": "ml"},
+		"firstTime": "2026-03-01T09:00:00Z", "lastTime": "2026-03-01T10:00:00Z",
+	}
+	fs := killed.findings with input as {"phase": "Running", "pods": [pod], "events": [ev]}
+	some f in fs
+	f.severity == "error"
+	f.time == "2026-03-01T09:00:00Z"
+}
+
+test_not_on_oomkilled_137 if {
+	pod := _pod({"state": "terminated", "reason": "OOMKilled", "exitCode": 137}, {})
+	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 0
+}
+
+# torchrun tearing down its own ranks after a peer failed is not a kill from outside.
+test_not_on_torchrun_closing_signal if {
+	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 1}, {})
+	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 0
+	s := [x | some x in killed.signatures][0]
+	not regex.match(s.pattern, "[2026-03-10 15:06:49,000] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 412 closing signal SIGTERM")
+	regex.match(s.pattern, "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1 got signal: 15")
+	regex.match(s.pattern, "[2024-01-01 10:00:00,000] torch.distributed.elastic.agent.server.api: [INFO] Received Signals.SIGTERM death signal, shutting down workers")
+}
