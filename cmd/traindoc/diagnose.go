@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
+	"github.com/traindoc/traindoc/render/text"
+)
+
+func init() { addCommand(newDiagnoseCmd) }
+
+func newDiagnoseCmd() *cobra.Command {
+	var (
+		output string
+		lang   string
+		failOn string
+		src    *sourceFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "diagnose --snapshot DIR [JOB...]",
+		Short: "Diagnose training jobs and print findings with their primary cause",
+		Long: `Diagnose every training job in a snapshot (or only the JOBs named, as name or
+namespace/name) and print the findings with the primary root cause of each job.
+
+Exit codes: 0 diagnosed, 1 a finding at or above --fail-on, 2 bad usage or an
+unreadable snapshot.`,
+		Example: `  traindoc diagnose --snapshot fixtures/seed-master-oom-137
+  traindoc diagnose --snapshot snap/ -o json ml-research/llama-ft
+  traindoc diagnose --snapshot snap/ --fail-on error -o junit > junit.xml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if failOn != "" && !report.ValidSeverity(failOn) {
+				return usageError(fmt.Errorf("--fail-on %q: want info, warning, error or critical", failOn))
+			}
+			if lang != "en" && lang != "zh" {
+				return usageError(fmt.Errorf("--lang %q: want en or zh", lang))
+			}
+			src.jobs = args
+			rep, err := loadReport(cmd.Context(), src)
+			if err != nil {
+				return err
+			}
+			if err := writeReport(cmd.OutOrStdout(), output, rep, lang, failOn); err != nil {
+				return err
+			}
+			if failOn != "" && rep.FailsAt(failOn) {
+				return exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	src = bindSourceFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, markdown, html, sarif or junit")
+	cmd.Flags().StringVar(&lang, "lang", "en", "report language: en or zh")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when any job has a finding at or above this severity (info, warning, error, critical)")
+	return cmd
+}
+
+// writeReport writes the report in one of the output formats.
+func writeReport(w io.Writer, format string, rep *report.Report, lang, failOn string) error {
+	switch format {
+	case "text":
+		return text.Write(w, rep, lang)
+	case "json":
+		return rep.Write(w)
+	case "markdown", "md", "html", "sarif", "junit":
+		if format == "md" {
+			format = "markdown"
+		}
+		return render.Write(w, format, rep, render.Options{Lang: lang, FailOn: failOn, Version: version})
+	}
+	return usageError(fmt.Errorf("-o %q: want text, json, markdown, html, sarif or junit", format))
+}

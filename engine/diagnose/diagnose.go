@@ -1,0 +1,187 @@
+// Package diagnose is the offline pipeline: snapshot → evidence → log scan
+// → Rego rules → findings → primary cause → report. A live diagnosis runs
+// the same pipeline over a snapshot the collector wrote.
+package diagnose
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/traindoc/traindoc/engine/adapt"
+	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/snapshot"
+)
+
+// Options configure a diagnosis.
+type Options struct {
+	// Policies are user policy directories; DataFiles are data files
+	// merged into the rules' data (thresholds).
+	Policies  []string
+	DataFiles []string
+	// Jobs filters by name or namespace/name; empty means every job.
+	Jobs []string
+	// Version is written into the report.
+	Version string
+	// Concurrency bounds the jobs diagnosed at once (default: CPUs).
+	Concurrency int
+}
+
+// Diagnoser holds compiled policies so that several snapshots can be
+// diagnosed without compiling twice.
+type Diagnoser struct {
+	engine *policy.Engine
+	logs   *logScanner
+	opts   Options
+}
+
+// New compiles the policies.
+func New(ctx context.Context, opts Options) (*Diagnoser, error) {
+	e, err := policy.Load(ctx, policy.Options{Dirs: opts.Policies, DataFiles: opts.DataFiles})
+	if err != nil {
+		return nil, err
+	}
+	ls, err := newLogScanner(e)
+	if err != nil {
+		return nil, err
+	}
+	return &Diagnoser{engine: e, logs: ls, opts: opts}, nil
+}
+
+// Engine returns the compiled rules.
+func (d *Diagnoser) Engine() *policy.Engine { return d.engine }
+
+// Run diagnoses the snapshot at dir with freshly compiled policies.
+func Run(ctx context.Context, dir string, opts Options) (*report.Report, error) {
+	d, err := New(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return d.Diagnose(ctx, dir)
+}
+
+// Diagnose reads and diagnoses one snapshot directory.
+func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, error) {
+	snap, err := snapshot.Read(dir)
+	if err != nil {
+		return nil, err
+	}
+	jobs, err := selectJobs(adapt.Build(snap), d.opts.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &report.Report{
+		SchemaVersion: report.SchemaVersion,
+		Tool:          report.Tool{Name: "traindoc", Version: d.opts.Version},
+		CollectedAt:   snap.CollectedAt,
+		Source:        snapshotSource(snap),
+		Warnings:      append([]string{}, snap.Warnings...),
+		Jobs:          make([]report.Job, len(jobs)),
+	}
+	if rep.CollectedAt == "" && len(jobs) > 0 {
+		rep.CollectedAt = jobs[0].Now
+	}
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	sem := make(chan struct{}, d.concurrency())
+	for i, job := range jobs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, job *evidence.Job) {
+			defer func() { <-sem; wg.Done() }()
+			warnings := d.logs.attach(snap, job)
+			rj, err := d.diagnoseJob(ctx, job)
+			mu.Lock()
+			defer mu.Unlock()
+			rep.Warnings = append(rep.Warnings, warnings...)
+			if err != nil && firstErr == nil {
+				firstErr = fmt.Errorf("diagnose %s %s/%s: %w", job.Kind, job.Namespace, job.Name, err)
+			}
+			rep.Jobs[i] = rj
+		}(i, job)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	rep.Sort()
+	sortStrings(rep.Warnings)
+	return rep, nil
+}
+
+func (d *Diagnoser) concurrency() int {
+	if d.opts.Concurrency > 0 {
+		return d.opts.Concurrency
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func snapshotSource(s *snapshot.Snapshot) string {
+	if s.Context != "" {
+		return "context " + s.Context
+	}
+	if s.Cluster != "" {
+		return "cluster " + s.Cluster
+	}
+	return ""
+}
+
+// selectJobs keeps the jobs named by name or namespace/name; a name that
+// matches nothing is an error.
+func selectJobs(jobs []*evidence.Job, names []string) ([]*evidence.Job, error) {
+	if len(names) == 0 {
+		return jobs, nil
+	}
+	var out []*evidence.Job
+	for _, n := range names {
+		found := false
+		for _, j := range jobs {
+			if n == j.Name || n == j.Namespace+"/"+j.Name {
+				out = append(out, j)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("no job %q in the snapshot", n)
+		}
+	}
+	return out, nil
+}
+
+// diagnoseJob evaluates the rules on one job and builds its report.
+func (d *Diagnoser) diagnoseJob(ctx context.Context, job *evidence.Job) (report.Job, error) {
+	raw, err := d.engine.Eval(ctx, job)
+	if err != nil {
+		return report.Job{}, err
+	}
+	findings := assemble(d.engine, job, raw)
+	rj := report.Job{
+		Kind: job.Kind, APIVersion: job.APIVersion, Namespace: job.Namespace, Name: job.Name, UID: job.UID,
+		Phase: job.Phase, KindPhase: kindPhase(job), CreatedAt: job.CreatedAt,
+		Findings: findings, Notes: job.Notes,
+		Replicas: replicas(job), Timeline: timeline(job), Progress: progress(job),
+	}
+	for _, n := range job.Nodes {
+		rj.Nodes = append(rj.Nodes, n.Name)
+	}
+	choosePrimary(d.engine, &rj)
+	rj.Summary = summary(&rj)
+	return rj, nil
+}
+
+func kindPhase(job *evidence.Job) string {
+	parts := []string{}
+	for _, s := range []string{job.Status.Phase, job.Status.DeploymentStatus} {
+		if s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "/")
+}

@@ -1,0 +1,161 @@
+package diagnose
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// maxTimeline bounds the timeline; the last entry says how many were cut.
+const maxTimeline = 400
+
+// timeline merges job conditions, pod and container state changes and
+// events in time order. Entries without a time are left out: a timeline
+// is about order.
+func timeline(job *evidence.Job) []report.Entry {
+	var out []report.Entry
+	add := func(t, kind, obj, text string, warn bool) {
+		if t == "" {
+			return
+		}
+		out = append(out, report.Entry{Time: normTime(t), Kind: kind, Object: obj, Text: text, Warning: warn})
+	}
+	jobObj := job.Kind + "/" + job.Name
+	add(job.CreatedAt, "condition", jobObj, "created", false)
+	for _, c := range job.Status.Conditions {
+		add(c.LastTransitionTime, "condition", jobObj, condText(c), c.Type == "Failed" && c.Status == "True")
+	}
+	for _, ch := range job.Children {
+		for _, c := range ch.Conditions {
+			add(c.LastTransitionTime, "condition", ch.Kind+"/"+ch.Name, condText(c), c.Type == "Failed" && c.Status == "True")
+		}
+	}
+	for _, p := range job.Pods {
+		obj := "Pod/" + p.Name
+		add(p.CreatedAt, "pod", obj, "created", false)
+		for _, c := range p.Conditions {
+			if c.Type == "PodScheduled" || c.Type == "DisruptionTarget" {
+				add(c.LastTransitionTime, "pod", obj, condText(c), c.Status == "False" || c.Type == "DisruptionTarget")
+			}
+		}
+		for _, c := range append(append([]evidence.Container{}, p.InitContainers...), p.Containers...) {
+			for _, s := range []evidence.ContainerState{c.LastState, c.State} {
+				switch s.State {
+				case "running":
+					add(s.StartedAt, "container", obj, "container "+c.Name+" started", false)
+				case "terminated":
+					add(s.StartedAt, "container", obj, "container "+c.Name+" started", false)
+					code := 0
+					if s.ExitCode != nil {
+						code = *s.ExitCode
+					}
+					text := fmt.Sprintf("container %s terminated: exit code %d", c.Name, code)
+					if s.Reason != "" {
+						text += ", " + s.Reason
+					}
+					add(s.FinishedAt, "container", obj, text, code != 0)
+				}
+			}
+		}
+	}
+	for _, e := range job.Events {
+		text := e.Reason + ": " + e.Message
+		if e.Count > 1 {
+			text += fmt.Sprintf(" (×%d, last %s)", e.Count, normTime(e.LastTime))
+		}
+		add(e.FirstTime, "event", e.Object.Kind+"/"+e.Object.Name, text, e.Type == "Warning")
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Time != out[b].Time {
+			return before(out[a].Time, out[b].Time)
+		}
+		if out[a].Object != out[b].Object {
+			return out[a].Object < out[b].Object
+		}
+		return out[a].Text < out[b].Text
+	})
+	out = dedupeEntries(out)
+	if len(out) > maxTimeline {
+		cut := len(out) - maxTimeline
+		out = append(out[:maxTimeline:maxTimeline], report.Entry{
+			Time: out[len(out)-1].Time, Kind: "note", Object: jobObj,
+			Text: fmt.Sprintf("%d later entries not shown", cut),
+		})
+	}
+	return out
+}
+
+func dedupeEntries(in []report.Entry) []report.Entry {
+	out := in[:0]
+	for i, e := range in {
+		if i > 0 && e == in[i-1] {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func condText(c evidence.Condition) string {
+	parts := []string{c.Type + "=" + c.Status}
+	if c.Reason != "" {
+		parts = append(parts, c.Reason)
+	}
+	text := strings.Join(parts, " ")
+	if c.Message != "" {
+		text += ": " + c.Message
+	}
+	return text
+}
+
+// replicas is the replica table.
+func replicas(job *evidence.Job) []report.Replica {
+	out := make([]report.Replica, 0, len(job.Replicas))
+	for _, g := range job.Replicas {
+		out = append(out, report.Replica{
+			Type: g.Type, Expected: g.Expected, Created: g.Created, Pending: g.Pending,
+			Running: g.Running, Succeeded: g.Succeeded, Failed: g.Failed, Restarts: g.Restarts,
+		})
+	}
+	return out
+}
+
+// progress summarises training progress for reports.
+func progress(job *evidence.Job) *report.Progress {
+	p := &report.Progress{}
+	known := false
+	jp := job.Progress
+	if jp.Known {
+		known = true
+		p.LastStep, p.TotalSteps, p.LastStepTime, p.LastLoss = jp.LastStep, jp.TotalSteps, jp.LastStepTime, jp.LastLoss
+		if jp.Throughput != nil {
+			p.Throughput, p.ThroughputUnit, p.BaselineThroughput = jp.Throughput.Recent, jp.Throughput.Unit, jp.Throughput.Baseline
+		}
+	}
+	if jp.Checkpoint != nil && jp.Checkpoint.LatestStep != nil {
+		known = true
+		p.CheckpointStep, p.CheckpointTime = jp.Checkpoint.LatestStep, jp.Checkpoint.LatestTime
+	}
+	var sum float64
+	n := 0
+	for _, pod := range job.Pods {
+		if pod.Exec != nil && pod.Exec.NvidiaSMI != nil && len(pod.Exec.NvidiaSMI.GPUs) > 0 {
+			sum += pod.Exec.NvidiaSMI.AvgUtilization
+			n++
+		}
+	}
+	if n > 0 {
+		avg := sum / float64(n)
+		p.GPUUtilization = &avg
+		known = true
+	}
+	if !known {
+		return nil
+	}
+	return p
+}
+
+func sortStrings(xs []string) { sort.Strings(xs) }

@@ -1,0 +1,360 @@
+// Package snapshot reads a snapshot directory (docs/snapshot-layout.md):
+// Kubernetes objects in any YAML or JSON file, logs, in-pod command outputs
+// and snapshot.yaml. A file that cannot be read becomes a warning naming it;
+// the rest of the snapshot is still read.
+package snapshot
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// maxObjectFile bounds the size of one object file; logs have no bound
+// because they are streamed, but objects are parsed whole.
+const maxObjectFile = 256 << 20
+
+// Snapshot is everything read from a snapshot directory.
+type Snapshot struct {
+	Dir string
+	// CollectedAt is snapshot.yaml's collectedAt (RFC 3339), or "".
+	CollectedAt string
+	Cluster     string
+	Context     string
+	Namespace   string
+	// Notes are snapshot.yaml's notes: what could not be collected.
+	Notes   []string
+	Objects []*Object
+	// Logs maps a pod name to its log files.
+	Logs map[string][]LogRef
+	// Exec maps a pod name to its exec/<pod> directory.
+	Exec map[string]string
+	// PromptsDir is <snapshot>/prompts when present.
+	PromptsDir string
+	// Warnings name files that could not be read or were not understood.
+	Warnings []string
+}
+
+// LogRef is one log file of a pod.
+type LogRef struct {
+	// Container is "" for logs/<pod>.log (the pod's main container).
+	Container string
+	Previous  bool
+	// Path is absolute; Rel is relative to the snapshot directory.
+	Path string
+	Rel  string
+}
+
+// Meta is the snapshot.yaml file.
+type Meta struct {
+	CollectedAt string   `yaml:"collectedAt"`
+	Cluster     string   `yaml:"cluster"`
+	Context     string   `yaml:"context"`
+	Namespace   string   `yaml:"namespace"`
+	Notes       notes    `yaml:"notes"`
+}
+
+// notes accepts a list of strings or a single string.
+type notes []string
+
+func (n *notes) UnmarshalYAML(v *yaml.Node) error {
+	if v.Kind == yaml.ScalarNode {
+		*n = notes{v.Value}
+		return nil
+	}
+	var list []string
+	if err := v.Decode(&list); err != nil {
+		return err
+	}
+	*n = list
+	return nil
+}
+
+// Files that belong to the layout or to test fixtures and hold no objects.
+var nonObjectFiles = map[string]bool{
+	"snapshot.yaml": true,
+	// expected.yaml holds a fixture's expected diagnosis.
+	"expected.yaml": true,
+}
+
+// Read reads the snapshot at dir. It fails only when dir itself cannot be
+// read; problems with single files become warnings.
+func Read(dir string) (*Snapshot, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot: %w", err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("read snapshot %s: not a directory", dir)
+	}
+	s := &Snapshot{Dir: dir, Logs: map[string][]LogRef{}, Exec: map[string]string{}}
+	if err := s.readMeta(); err != nil {
+		s.warn("%s: %v", "snapshot.yaml", err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			s.warn("%s: %v", rel, err)
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if rel == "." {
+				return nil
+			}
+			switch {
+			case rel == "logs":
+				s.readLogs(p)
+				return fs.SkipDir
+			case rel == "exec":
+				s.readExec(p)
+				return fs.SkipDir
+			case rel == "prompts":
+				s.PromptsDir = p
+				return fs.SkipDir
+			case strings.HasPrefix(d.Name(), "."):
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		switch strings.ToLower(path.Ext(rel)) {
+		case ".yaml", ".yml", ".json":
+		default:
+			return nil
+		}
+		if nonObjectFiles[rel] {
+			return nil
+		}
+		s.readObjects(p, rel)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
+	}
+	sort.SliceStable(s.Objects, func(a, b int) bool { return s.Objects[a].sortKey() < s.Objects[b].sortKey() })
+	sort.Strings(s.Warnings)
+	return s, nil
+}
+
+func (s *Snapshot) warn(format string, args ...any) {
+	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (s *Snapshot) readMeta() error {
+	b, err := os.ReadFile(filepath.Join(s.Dir, "snapshot.yaml"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var m Meta
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	if m.CollectedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, m.CollectedAt)
+		if err != nil {
+			return fmt.Errorf("collectedAt %q is not an RFC 3339 time", m.CollectedAt)
+		}
+		s.CollectedAt = t.UTC().Format(time.RFC3339)
+	}
+	s.Cluster, s.Context, s.Namespace, s.Notes = m.Cluster, m.Context, m.Namespace, m.Notes
+	return nil
+}
+
+// readObjects parses one file: a single object, several YAML documents, or
+// a List, in YAML or JSON (YAML is a superset of JSON, and its parser gives
+// line numbers for both).
+func (s *Snapshot) readObjects(p, rel string) {
+	f, err := os.Open(p)
+	if err != nil {
+		s.warn("%s: %v", rel, err)
+		return
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxObjectFile+1))
+	if err != nil {
+		s.warn("%s: %v", rel, err)
+		return
+	}
+	if len(b) > maxObjectFile {
+		s.warn("%s: larger than %d MiB, skipped", rel, maxObjectFile>>20)
+		return
+	}
+	if bytes.IndexByte(b, 0) >= 0 {
+		s.warn("%s: binary data, not YAML or JSON", rel)
+		return
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	found := 0
+	for doc := 1; ; doc++ {
+		var raw any
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			s.warn("%s: %s", rel, yamlError(err))
+			return
+		}
+		if raw == nil {
+			continue
+		}
+		m, ok := normalise(raw).(map[string]any)
+		if !ok {
+			s.warn("%s: document %d is not a Kubernetes object", rel, doc)
+			continue
+		}
+		n, err := s.addObject(m, rel)
+		if err != nil {
+			s.warn("%s: document %d: %v", rel, doc, err)
+		}
+		found += n
+	}
+}
+
+// yamlError makes the parser's message name the line in the usual
+// "line N: ..." form.
+func yamlError(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	return msg
+}
+
+func (s *Snapshot) addObject(m map[string]any, rel string) (int, error) {
+	kind, _ := m["kind"].(string)
+	apiVersion, _ := m["apiVersion"].(string)
+	if kind == "" || apiVersion == "" {
+		return 0, fmt.Errorf("not a Kubernetes object (no kind/apiVersion)")
+	}
+	if strings.HasSuffix(kind, "List") {
+		items, _ := m["items"].([]any)
+		n := 0
+		for i, it := range items {
+			im, ok := it.(map[string]any)
+			if !ok {
+				return n, fmt.Errorf("items[%d] is not an object", i)
+			}
+			// kubectl omits kind/apiVersion in typed lists (PodList).
+			if _, ok := im["kind"]; !ok && kind != "List" {
+				im["kind"] = strings.TrimSuffix(kind, "List")
+				im["apiVersion"] = apiVersion
+			}
+			c, err := s.addObject(im, rel)
+			if err != nil {
+				return n, fmt.Errorf("items[%d]: %w", i, err)
+			}
+			n += c
+		}
+		return n, nil
+	}
+	o := newObject(m, rel)
+	if o.Name == "" {
+		return 0, fmt.Errorf("%s has no metadata.name", kind)
+	}
+	s.Objects = append(s.Objects, o)
+	return 1, nil
+}
+
+// normalise turns YAML decoding results into JSON-like values: string map
+// keys, RFC 3339 strings for timestamps.
+func normalise(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			x[k] = normalise(val)
+		}
+		return x
+	case map[any]any:
+		m := make(map[string]any, len(x))
+		for k, val := range x {
+			m[fmt.Sprint(k)] = normalise(val)
+		}
+		return m
+	case []any:
+		for i := range x {
+			x[i] = normalise(x[i])
+		}
+		return x
+	case time.Time:
+		return x.UTC().Format(time.RFC3339)
+	}
+	return v
+}
+
+// readLogs indexes logs/<pod>/<container>[.previous].log and logs/<pod>.log.
+func (s *Snapshot) readLogs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		s.warn("logs: %v", err)
+		return
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			sub, err := os.ReadDir(filepath.Join(dir, name))
+			if err != nil {
+				s.warn("logs/%s: %v", name, err)
+				continue
+			}
+			for _, f := range sub {
+				if f.IsDir() || !strings.HasSuffix(f.Name(), ".log") {
+					continue
+				}
+				c := strings.TrimSuffix(f.Name(), ".log")
+				prev := strings.HasSuffix(c, ".previous")
+				c = strings.TrimSuffix(c, ".previous")
+				s.Logs[name] = append(s.Logs[name], LogRef{
+					Container: c, Previous: prev,
+					Path: filepath.Join(dir, name, f.Name()),
+					Rel:  path.Join("logs", name, f.Name()),
+				})
+			}
+			continue
+		}
+		if strings.HasSuffix(name, ".log") {
+			pod := strings.TrimSuffix(name, ".log")
+			prev := strings.HasSuffix(pod, ".previous")
+			pod = strings.TrimSuffix(pod, ".previous")
+			s.Logs[pod] = append(s.Logs[pod], LogRef{Previous: prev, Path: filepath.Join(dir, name), Rel: path.Join("logs", name)})
+		}
+	}
+	for pod := range s.Logs {
+		refs := s.Logs[pod]
+		sort.Slice(refs, func(a, b int) bool {
+			if refs[a].Container != refs[b].Container {
+				return refs[a].Container < refs[b].Container
+			}
+			return refs[a].Previous && !refs[b].Previous
+		})
+	}
+}
+
+func (s *Snapshot) readExec(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		s.warn("exec: %v", err)
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			s.Exec[e.Name()] = filepath.Join(dir, e.Name())
+		}
+	}
+}
