@@ -53,7 +53,7 @@ unreadable snapshot.`,
 		},
 	}
 	src = bindSourceFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, json, markdown, html, sarif or junit")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, table, json, markdown, html, sarif or junit")
 	cmd.Flags().StringVar(&lang, "lang", "en", "report language: en or zh")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when any job has a finding at or above this severity (info, warning, error, critical)")
 	return cmd
@@ -64,6 +64,8 @@ func writeReport(w io.Writer, format string, rep *report.Report, lang, failOn st
 	switch format {
 	case "text":
 		return text.Write(w, rep, lang)
+	case "table":
+		return text.Table(w, rep, lang)
 	case "json":
 		return rep.Write(w)
 	case "markdown", "md", "html", "sarif", "junit":
@@ -72,5 +74,5 @@ func writeReport(w io.Writer, format string, rep *report.Report, lang, failOn st
 		}
 		return render.Write(w, format, rep, render.Options{Lang: lang, FailOn: failOn, Version: version})
 	}
-	return usageError(fmt.Errorf("-o %q: want text, json, markdown, html, sarif or junit", format))
+	return usageError(fmt.Errorf("-o %q: want text, table, json, markdown, html, sarif or junit", format))
 }

@@ -1,0 +1,57 @@
+# traindoc — build, demo and tests. `make help` lists the targets.
+
+GO        ?= go
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -s -w -X main.version=$(VERSION)
+BIN       := bin/traindoc
+FIXTURES  := $(sort $(dir $(wildcard fixtures/*/expected.yaml)))
+OUT       ?= out
+
+.PHONY: help build demo fixtures test test-short test-rego vet fmt-check fmt-rego bench clean
+
+help: ## list targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/traindoc
+	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/traindoc
+
+fixtures: ## generate the large fixture logs that are not committed
+	$(GO) run ./fixtures/internal/biglog/cmd/genbiglog fixtures/big-million-lines
+
+demo: build fixtures ## diagnose every bundled fixture (no cluster, no LLM) and print a summary
+	@$(BIN) diagnose $(foreach d,$(FIXTURES),--snapshot $(d)) -o table
+	@echo
+	@echo "One job in detail:"
+	@$(BIN) diagnose --snapshot fixtures/cascade-cuda-oom-nccl-timeout
+
+test: vet fmt-check fixtures test-deps ## run every test: unit, Rego, fixtures, browser and real API server
+	TRAINDOC_REQUIRE_BROWSER=1 TRAINDOC_REQUIRE_CLUSTER=1 TRAINDOC_K8S_BIN="$$(hack/k8s-tools/build.sh)" \
+		$(GO) test -count=1 -timeout 25m ./...
+
+test-short: ## unit, Rego and fixture tests only (no browser, no API server)
+	$(GO) test -short ./...
+
+test-rego: build ## run the Rego rule tests the way `opa test` does
+	$(BIN) rules test
+
+vet: ## go vet
+	$(GO) vet ./...
+
+fmt-check: ## fail when Go or Rego files are not formatted
+	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/k8s-tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) run ./cmd/traindoc rules fmt policies
+
+fmt-rego: ## format the Rego rules in place
+	$(GO) run ./cmd/traindoc rules fmt -w policies
+
+bench: fixtures ## benchmarks recorded in README (log scan throughput and memory)
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/logscan/ ./engine/diagnose/
+
+test-deps: browser-deps ## install what the tests need (Chromium; the API server binaries are built by the test target)
+
+clean: ## remove build outputs
+	rm -rf bin $(OUT)
+
+-include render/render.mk
+-include site/site.mk
+-include hack/hack.mk

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/format"
+	"github.com/spf13/cobra"
+
+	"github.com/traindoc/traindoc/engine/policy"
+)
+
+func init() { addCommand(newRulesCmd) }
+
+func newRulesCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List, test and format the Rego rules",
+	}
+	cmd.AddCommand(newRulesListCmd(), newRulesTestCmd(), newRulesFmtCmd())
+	return cmd
+}
+
+func loadEngine(cmd *cobra.Command, dirs, data []string) (*policy.Engine, error) {
+	e, err := policy.Load(cmd.Context(), policy.Options{Dirs: dirs, DataFiles: data})
+	if err != nil {
+		return nil, usageError(err)
+	}
+	return e, nil
+}
+
+func newRulesListCmd() *cobra.Command {
+	var dirs []string
+	var lang string
+	cmd := &cobra.Command{
+		Use:   "list [--policies DIR]",
+		Short: "List every rule: id, category, layer, severity, title",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := loadEngine(cmd, dirs, nil)
+			if err != nil {
+				return err
+			}
+			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tCATEGORY\tLAYER\tSEVERITY\tOWNER\tTITLE\tSOURCE")
+			for _, r := range e.Rules() {
+				src := "built-in"
+				if !r.Builtin {
+					src = r.File
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, r.Layer, r.Severity, r.Owner, r.Title.In(lang), src)
+			}
+			for _, o := range e.Overridden {
+				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", o)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().StringArrayVar(&dirs, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
+	cmd.Flags().StringVar(&lang, "lang", "en", "language of the titles: en or zh")
+	return cmd
+}
+
+func newRulesTestCmd() *cobra.Command {
+	var dirs, data []string
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "test [--policies DIR]",
+		Short: "Run the built-in and user _test.rego tests, like `opa test`",
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			e, err := loadEngine(cmd, dirs, data)
+			if err != nil {
+				return err
+			}
+			results, err := e.RunTests(cmd.Context())
+			if err != nil {
+				return usageError(err)
+			}
+			out := cmd.OutOrStdout()
+			pass, fail := 0, 0
+			for _, r := range results {
+				name := strings.TrimPrefix(r.Package, "data.") + "." + r.Name
+				switch {
+				case r.Error != nil:
+					fail++
+					fmt.Fprintf(out, "ERROR %s (%s): %v\n", name, r.Location, r.Error)
+				case r.Fail:
+					fail++
+					fmt.Fprintf(out, "FAIL  %s (%s)\n", name, r.Location)
+					if len(r.Output) > 0 {
+						fmt.Fprintf(out, "%s\n", r.Output)
+					}
+				case r.Skip:
+				default:
+					pass++
+					if verbose {
+						fmt.Fprintf(out, "PASS  %s\n", name)
+					}
+				}
+			}
+			fmt.Fprintf(out, "%d passed, %d failed\n", pass, fail)
+			if fail > 0 {
+				return exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringArrayVar(&dirs, "policies", nil, "directory of extra or overriding Rego rules and their tests (repeatable)")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "data file merged into the rules' data (repeatable)")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print passing tests too")
+	return cmd
+}
+
+func newRulesFmtCmd() *cobra.Command {
+	var write bool
+	cmd := &cobra.Command{
+		Use:   "fmt [-w] PATH...",
+		Short: "Format .rego files the way `opa fmt` does (lists files that differ)",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			differ := 0
+			for _, root := range args {
+				err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+					if err != nil || d.IsDir() || !strings.HasSuffix(p, ".rego") {
+						return err
+					}
+					src, err := os.ReadFile(p)
+					if err != nil {
+						return err
+					}
+					out, err := format.SourceWithOpts(p, src, format.Opts{RegoVersion: ast.RegoV1})
+					if err != nil {
+						return fmt.Errorf("format %s: %w", p, err)
+					}
+					if string(out) == string(src) {
+						return nil
+					}
+					differ++
+					fmt.Fprintln(cmd.OutOrStdout(), p)
+					if write {
+						return os.WriteFile(p, out, 0o644)
+					}
+					return nil
+				})
+				if err != nil {
+					return usageError(err)
+				}
+			}
+			if differ > 0 && !write {
+				return exitError{code: exitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&write, "write", "w", false, "rewrite the files in place")
+	return cmd
+}
