@@ -1,0 +1,37 @@
+package traindoc.rules.exec.address_in_use_test
+
+import data.traindoc.rules.exec.address_in_use
+
+_line := "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use)."
+
+_pod(exit, progress) := {
+	"name": "m-0", "namespace": "ml", "phase": "Running", "conditions": [],
+	"containers": [{
+		"name": "pytorch", "restartCount": 0,
+		"state": {"state": "terminated", "exitCode": exit}, "lastState": {},
+		"logs": [{
+			"file": "logs/m-0/pytorch.log", "previous": false, "lines": 10, "tail": [], "progress": progress,
+			"matches": {"exec.address-in-use": {"count": 1, "firstLine": 5, "lastLine": 5, "samples": [{"line": 5, "text": _line}]}},
+		}],
+	}],
+}
+
+test_fires_with_port if {
+	fs := address_in_use.findings with input as {"phase": "Failed", "pods": [_pod(1, {})]}
+	some f in fs
+	f.params.port == "29500"
+}
+
+# A metrics exporter failing to bind in a job that trains on is not the failure.
+test_not_when_training_continued if {
+	fs := address_in_use.findings with input as {"phase": "Running", "pods": [_pod(0, {"lastStepLine": 5000})]}
+	count(fs) == 0
+}
+
+test_signature if {
+	some s in address_in_use.signatures
+	regex.match(s.pattern, _line)
+	regex.match(s.pattern, "RuntimeError: Address already in use")
+	regex.match(s.pattern, "OSError: [Errno 98] Address already in use")
+	not regex.match(s.pattern, "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>")
+}

@@ -1,0 +1,58 @@
+package traindoc.rules.exec.nccl_error_test
+
+import data.traindoc.rules.exec.nccl_error
+
+_pod(matches) := {
+	"name": "w-3", "namespace": "ml", "phase": "Failed", "conditions": [],
+	"containers": [{
+		"name": "pytorch", "restartCount": 0,
+		"state": {"state": "terminated", "exitCode": 1, "finishedAt": "2026-03-15T06:55:33Z"}, "lastState": {},
+		"logs": [{"file": "logs/w-3/pytorch.log", "previous": false, "lines": 10, "matches": matches, "tail": []}],
+	}],
+}
+
+_m(line, text) := {"count": 1, "firstLine": line, "lastLine": line, "samples": [{"line": line, "text": text}]}
+
+test_ib_error_is_hardware if {
+	pod := _pod({
+		"exec.nccl-error.ib": _m(3, "node-7:1234:1300 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.1.2.3<36530> with error 12, opcode 32753, len 0, vendor err 129 (Recv) localGid ::ffff:10.1.2.4 remoteGid ::ffff:10.1.2.3"),
+		"exec.nccl-error.result": _m(9, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.20.5"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	f.params.kind == "InfiniBand transport error"
+	f.owner == "hardware"
+	f.evidence[0].line == 3
+}
+
+test_duplicate_gpu_is_user if {
+	pod := _pod({"exec.nccl-error.result": _m(4, "ncclInvalidUsage: This usually reflects invalid usage of NCCL library. Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000")})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.owner == "user"
+}
+
+test_not_in_succeeded_job if {
+	pod := _pod({"exec.nccl-error.socket": _m(3, "NCCL WARN socketProgress: Connection closed by remote peer")})
+	fs := nccl_error.findings with input as {"phase": "Succeeded", "pods": [pod]}
+	count(fs) == 0
+}
+
+_re(id) := s.pattern if {
+	some s in nccl_error.signatures
+	s.id == id
+}
+
+test_signatures if {
+	regex.match(_re("exec.nccl-error.result"), "RuntimeError: NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3")
+	regex.match(_re("exec.nccl-error.result"), "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3")
+	regex.match(_re("exec.nccl-error.result"), "Unhandled exception: St13runtime_error. what(): NCCL Error 5: invalid usage")
+	regex.match(_re("exec.nccl-error.result"), "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.")
+	regex.match(_re("exec.nccl-error.ib"), "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<51842> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) len=0 vendor err 129 (Send) hca mlx5_3")
+	regex.match(_re("exec.nccl-error.ofi"), "ip-10-0-1-2:79:2547 [0] nccl_net_ofi_rdma.c:1720 NCCL WARN NET/OFI Unable to register memory (type = 1) for device 0. RC: -12, Error: Cannot allocate memory")
+	regex.match(_re("exec.nccl-error.socket"), "misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer trn-3<41422>")
+	not regex.match(_re("exec.nccl-error.result"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
+	not regex.match(_re("exec.nccl-error.ib"), "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>")
+	not regex.match(_re("exec.nccl-error.socket"), "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>")
+}
