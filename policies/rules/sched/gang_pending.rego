@@ -36,7 +36,7 @@ _list(x) := x if is_array(x)
 
 else := []
 
-_waiting if not input.phase in {"Running", "Succeeded", "Failed"}
+_waiting if not object.get(input, "phase", "") in {"Running", "Succeeded", "Failed"}
 
 _aref(a) := {"kind": a.kind, "namespace": object.get(a, "namespace", ""), "name": a.name}
 

@@ -141,7 +141,7 @@ _segments(msg) := [s |
 
 # 3. A ResourceQuota whose hard limit is below what the job needs in total.
 findings contains f if {
-	not input.phase in {"Succeeded", "Running"}
+	not object.get(input, "phase", "") in {"Succeeded", "Running"}
 	some q in _list(input.quotas)
 	some key, hard in q.hard
 	need := _need(key)

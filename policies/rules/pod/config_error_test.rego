@@ -1,0 +1,64 @@
+package traindoc.rules.pod.config_error_test
+
+import data.traindoc.rules.pod.config_error
+
+_pod(name, state, last) := {
+	"name": name, "namespace": "ml", "phase": "Pending", "conditions": [],
+	"containers": [{"name": "trainer", "image": "ml/trainer:1.0", "ready": false, "restartCount": 0, "state": state, "lastState": last}],
+}
+
+test_missing_secret if {
+	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": `secret "hf-token" not found`}
+	fs := config_error.findings with input as {"pods": [_pod("llm-worker-0", st, {})], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.params == {"problem": "missing secret", "detail": `secret "hf-token" not found`}
+	f.subject == {"kind": "Pod", "name": "llm-worker-0", "container": "trainer"}
+	f.owner == "user"
+}
+
+test_missing_key if {
+	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": "couldn't find key NCCL_SOCKET_IFNAME in ConfigMap ml/nccl-env"}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
+	some f in fs
+	f.params.problem == "missing key"
+}
+
+test_torchrun_not_in_path if {
+	st := {"state": "waiting", "reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}
+	last := {
+		"state": "terminated", "reason": "StartError", "exitCode": 128,
+		"message": `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: exec: "torchrun": executable file not found in $PATH: unknown`,
+		"finishedAt": "2026-03-01T10:01:00Z",
+	}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, last)], "events": []}
+	some f in fs
+	f.params.problem == "command not found"
+	f.params.detail == `exec: "torchrun": executable file not found in $PATH`
+	f.time == "2026-03-01T10:01:00Z"
+}
+
+test_failed_mount_event if {
+	st := {"state": "waiting", "reason": "ContainerCreating"}
+	e := {
+		"type": "Warning", "reason": "FailedMount", "count": 12,
+		"message": `MountVolume.SetUp failed for volume "train-config" : configmap "bert-train-config" not found`,
+		"object": {"kind": "Pod", "name": "w-0"}, "firstTime": "2026-03-01T10:00:02Z",
+	}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": [e]}
+	some f in fs
+	f.params.problem == "missing configmap"
+	f.subject == {"kind": "Pod", "name": "w-0"}
+}
+
+test_transient_mount_on_running_pod_silent if {
+	st := {"state": "running", "startedAt": "2026-03-01T10:02:00Z"}
+	e := {
+		"type": "Warning", "reason": "FailedMount", "count": 1,
+		"message": `MountVolume.SetUp failed for volume "kube-api-access-x2x9z" : object "ml"/"kube-root-ca.crt" not registered`,
+		"object": {"kind": "Pod", "name": "w-0"}, "firstTime": "2026-03-01T10:00:02Z",
+	}
+	pod := object.union(_pod("w-0", st, {}), {"phase": "Running"})
+	fs := config_error.findings with input as {"pods": [pod], "events": [e]}
+	count(fs) == 0
+}
