@@ -152,11 +152,9 @@ explains[cause] contains effect if {
 	some effect in _cascade
 }
 
-# A spec that cannot work explains what goes wrong when it runs.
-explains["spec.no-shm"] contains effect if {
-	some effect in (_cascade | {"exec.shm-exhausted"})
-}
-
+# A spec that cannot work explains what goes wrong when it runs. A missing
+# memory-backed /dev/shm is only a risk until a DataLoader dies of it; then
+# exec.shm-exhausted is what failed and both stay roots, ordered by severity.
 explains["spec.nproc-exceeds-gpus"] contains effect if {
 	some effect in (_cascade | {"exec.cuda-error", "exec.cuda-env"})
 }
