@@ -1,0 +1,407 @@
+package logscan
+
+import (
+	"bytes"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/traindoc/traindoc/engine/evidence"
+)
+
+// Normalised throughput units.
+const (
+	UnitSamples = "samples/s"
+	UnitTokens  = "tokens/s"
+	UnitIters   = "it/s"
+)
+
+// unitConv converts a value in some written unit to a normalised unit:
+// rate = value*scale, or scale/value when invert (time per iteration).
+type unitConv struct {
+	unit   string
+	invert bool
+	scale  float64
+}
+
+func (u unitConv) apply(v float64) (float64, bool) {
+	if u.invert {
+		if v <= 0 {
+			return 0, false
+		}
+		v = u.scale / v
+	} else {
+		v *= u.scale
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0, false
+	}
+	return v, true
+}
+
+// normaliseUnit maps the many spellings of throughput units found in
+// training logs (it/s, s/it, samples/sec, tokens_per_second, ms/it ...)
+// onto samples/s, tokens/s or it/s. Time-per-iteration units are inverted
+// so that a higher value always means faster.
+func normaliseUnit(u string) (unitConv, bool) {
+	u = strings.ToLower(strings.TrimSpace(u))
+	u = strings.Trim(u, "[]() ,")
+	var num, den string
+	switch {
+	case strings.Contains(u, "/"):
+		num, den, _ = strings.Cut(u, "/")
+	case strings.Contains(u, "_per_"):
+		num, den, _ = strings.Cut(u, "_per_")
+	case strings.Contains(u, " per "):
+		num, den, _ = strings.Cut(u, " per ")
+	default:
+		return unitConv{}, false
+	}
+	num, den = strings.TrimSpace(num), strings.TrimSpace(den)
+	if sec, ok := secondsScale(den); ok {
+		var unit string
+		switch {
+		case hasAnyPrefix(num, "tok"):
+			unit = UnitTokens
+		case hasAnyPrefix(num, "sample", "example", "seq", "img", "image"):
+			unit = UnitSamples
+		case hasAnyPrefix(num, "it", "step", "batch"):
+			unit = UnitIters
+		default:
+			return unitConv{}, false
+		}
+		// A rate per millisecond is 1000 per second.
+		return unitConv{unit: unit, scale: 1 / sec}, true
+	}
+	if sec, ok := secondsScale(num); ok && hasAnyPrefix(den, "it", "step", "batch") {
+		return unitConv{unit: UnitIters, invert: true, scale: 1 / sec}, true
+	}
+	return unitConv{}, false
+}
+
+// secondsScale returns the length of a time unit in seconds.
+func secondsScale(s string) (float64, bool) {
+	switch s {
+	case "s", "sec", "secs", "second", "seconds":
+		return 1, true
+	case "ms", "msec", "millisecond", "milliseconds":
+		return 0.001, true
+	case "min", "minute", "minutes":
+		return 60, true
+	}
+	return 0, false
+}
+
+func hasAnyPrefix(s string, ps ...string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// maxSeriesPoints bounds a throughput series. When full, every other point
+// is dropped and only every second later sample is kept, so the series
+// stays a uniform sample of the whole run in bounded memory.
+const maxSeriesPoints = 2048
+
+type point struct {
+	v   float64
+	idx int64
+	t   int64 // unix nanoseconds, 0 when unknown
+}
+
+type series struct {
+	unit   string
+	n      int64
+	stride int64
+	pts    []point
+	last   point
+}
+
+func (s *series) add(v float64, t int64) {
+	if s.stride == 0 {
+		s.stride = 1
+	}
+	p := point{v: v, idx: s.n, t: t}
+	if s.n%s.stride == 0 {
+		s.pts = append(s.pts, p)
+		if len(s.pts) >= maxSeriesPoints {
+			kept := s.pts[:0]
+			for i := 0; i < len(s.pts); i += 2 {
+				kept = append(kept, s.pts[i])
+			}
+			s.pts = kept
+			s.stride *= 2
+		}
+	}
+	s.last = p
+	s.n++
+}
+
+// warmupSkip is how many leading samples a throughput baseline ignores:
+// the first iterations include compilation, cache warm-up and data loader
+// start, and are not representative.
+func warmupSkip(n int64) int64 { return min(5, n/10) }
+
+// summary computes the Throughput the rules see. Baseline is the median of
+// the first third of the series after warm-up; Recent the median of the
+// last 20% (at least 3 samples); Last the last value.
+func (s *series) summary() *evidence.Throughput {
+	if s.n == 0 {
+		return nil
+	}
+	pts := s.pts
+	if pts[len(pts)-1].idx != s.last.idx {
+		pts = append(pts[:len(pts):len(pts)], s.last)
+	}
+	warm := warmupSkip(s.n)
+	valid := pts
+	for i, p := range pts {
+		if p.idx >= warm {
+			valid = pts[i:]
+			break
+		}
+	}
+	k := max(1, len(valid)/3)
+	r := max(3, int(math.Ceil(0.2*float64(len(pts)))))
+	r = min(r, len(pts))
+	recent := pts[len(pts)-r:]
+	out := &evidence.Throughput{
+		Unit:     s.unit,
+		Samples:  int(s.n),
+		Baseline: round(median(valid[:k])),
+		Recent:   round(median(recent)),
+		Last:     round(s.last.v),
+	}
+	if recent[0].t != 0 {
+		out.RecentSince = formatTime(time.Unix(0, recent[0].t))
+	}
+	return out
+}
+
+func median(ps []point) float64 {
+	vs := make([]float64, len(ps))
+	for i, p := range ps {
+		vs[i] = p.v
+	}
+	sort.Float64s(vs)
+	n := len(vs)
+	if n%2 == 1 {
+		return vs[n/2]
+	}
+	return (vs[n/2-1] + vs[n/2]) / 2
+}
+
+// round keeps reports stable and readable: 6 significant digits.
+func round(v float64) float64 {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return v
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'g', 6, 64), 64)
+	return f
+}
+
+// progressState accumulates what progress patterns found in one log.
+type progressState struct {
+	firstStep, lastStep, total *int64
+	lastStepTime               int64
+	lastStepLine               int
+	stepSamples                int
+	lastLoss                   *float64
+	nonFinite                  int
+	series                     []*series // at most one per normalised unit
+}
+
+// lineProgress is what one line contributed; the first pattern that sets
+// a field on a line wins.
+type lineProgress struct {
+	step, total   int64
+	hasStep       bool
+	hasTotal      bool
+	loss          float64
+	hasLoss       bool
+	rates         [3]float64
+	hasRate       [3]bool
+	hasAnything   bool
+	nonFiniteLoss bool
+}
+
+func unitIndex(u string) int {
+	switch u {
+	case UnitSamples:
+		return 0
+	case UnitTokens:
+		return 1
+	}
+	return 2
+}
+
+var unitNames = [3]string{UnitSamples, UnitTokens, UnitIters}
+
+// extract applies one progress pattern to a line.
+func (p *progressPattern) extract(text []byte, lp *lineProgress, loc []int) []int {
+	loc = p.re.FindSubmatchIndex(text)
+	if loc == nil {
+		return loc
+	}
+	group := func(name string) ([]byte, bool) {
+		gi, ok := p.group[name]
+		if !ok || loc[2*gi] < 0 {
+			return nil, false
+		}
+		return text[loc[2*gi]:loc[2*gi+1]], true
+	}
+	if g, ok := group("step"); ok && !lp.hasStep {
+		if v, ok := parseCount(g); ok {
+			lp.step, lp.hasStep, lp.hasAnything = v, true, true
+		}
+	}
+	if g, ok := group("total"); ok && !lp.hasTotal {
+		if v, ok := parseCount(g); ok {
+			lp.total, lp.hasTotal = v, true
+		}
+	}
+	if g, ok := group("loss"); ok && !lp.hasLoss && !lp.nonFiniteLoss {
+		if v, ok := parseFloat(g); ok {
+			lp.hasAnything = true
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				lp.nonFiniteLoss = true
+			} else {
+				lp.loss, lp.hasLoss = v, true
+			}
+		}
+	}
+	if g, ok := group("value"); ok {
+		conv := p.fixed
+		if ug, ok := group("unit"); ok {
+			c, ok := normaliseUnit(string(ug))
+			if !ok {
+				return loc
+			}
+			conv = &c
+		}
+		if conv == nil {
+			return loc
+		}
+		if v, ok := parseFloat(g); ok {
+			if r, ok := conv.apply(v); ok {
+				ui := unitIndex(conv.unit)
+				if !lp.hasRate[ui] {
+					lp.rates[ui], lp.hasRate[ui], lp.hasAnything = r, true, true
+				}
+			}
+		}
+	}
+	return loc
+}
+
+// parseCount reads a step count, tolerating thousands separators.
+func parseCount(b []byte) (int64, bool) {
+	b = bytes.TrimSpace(b)
+	if bytes.IndexByte(b, ',') >= 0 || bytes.IndexByte(b, '_') >= 0 {
+		b = bytes.Map(func(r rune) rune {
+			if r == ',' || r == '_' {
+				return -1
+			}
+			return r
+		}, b)
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	return v, err == nil && v >= 0
+}
+
+// parseFloat reads a number the way Python prints it, including nan and
+// inf spelled in any case.
+func parseFloat(b []byte) (float64, bool) {
+	s := strings.ToLower(strings.TrimSpace(string(b)))
+	switch strings.TrimLeft(s, "+-") {
+	case "nan":
+		return math.NaN(), true
+	case "inf", "infinity":
+		if strings.HasPrefix(s, "-") {
+			return math.Inf(-1), true
+		}
+		return math.Inf(1), true
+	}
+	s = strings.ReplaceAll(s, ",", "")
+	v, err := strconv.ParseFloat(s, 64)
+	return v, err == nil
+}
+
+// record folds one line's progress into the state.
+func (ps *progressState) record(lp *lineProgress, line int, t int64) {
+	if lp.hasStep {
+		v := lp.step
+		if ps.firstStep == nil {
+			ps.firstStep = &v
+		}
+		last := v
+		ps.lastStep = &last
+		ps.lastStepLine = line
+		ps.lastStepTime = t
+		ps.stepSamples++
+	}
+	if lp.hasTotal {
+		v := lp.total
+		ps.total = &v
+	}
+	if lp.hasLoss {
+		v := lp.loss
+		ps.lastLoss = &v
+	}
+	if lp.nonFiniteLoss {
+		ps.nonFinite++
+	}
+	for ui := range lp.rates {
+		if !lp.hasRate[ui] {
+			continue
+		}
+		var s *series
+		for _, x := range ps.series {
+			if x.unit == unitNames[ui] {
+				s = x
+			}
+		}
+		if s == nil {
+			s = &series{unit: unitNames[ui]}
+			ps.series = append(ps.series, s)
+		}
+		s.add(lp.rates[ui], t)
+	}
+}
+
+func (ps *progressState) result() *evidence.LogProgress {
+	if ps.stepSamples == 0 && ps.lastLoss == nil && ps.nonFinite == 0 && len(ps.series) == 0 && ps.total == nil {
+		return nil
+	}
+	out := &evidence.LogProgress{
+		FirstStep:     ps.firstStep,
+		LastStep:      ps.lastStep,
+		LastStepLine:  ps.lastStepLine,
+		TotalSteps:    ps.total,
+		StepSamples:   ps.stepSamples,
+		LastLoss:      ps.lastLoss,
+		NonFiniteLoss: ps.nonFinite,
+	}
+	if ps.lastStepTime != 0 {
+		out.LastStepTime = formatTime(time.Unix(0, ps.lastStepTime))
+	}
+	// The unit seen most wins; ties go to the earlier unit in
+	// samples/s, tokens/s, it/s order, for determinism.
+	var best *series
+	for _, ui := range []string{UnitSamples, UnitTokens, UnitIters} {
+		for _, s := range ps.series {
+			if s.unit == ui && (best == nil || s.n > best.n) {
+				best = s
+			}
+		}
+	}
+	if best != nil {
+		out.Throughput = best.summary()
+	}
+	return out
+}
