@@ -1,0 +1,49 @@
+package traindoc.rules.pod.preempted_test
+
+import data.traindoc.rules.pod.preempted
+
+_pod(name, conds) := {"name": name, "namespace": "ml", "phase": "Failed", "conditions": conds, "containers": []}
+
+test_scheduler_preemption if {
+	c := {
+		"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+		"message": "default-scheduler: preempting to accommodate a higher priority pod",
+		"lastTransitionTime": "2026-03-01T12:00:00Z",
+	}
+	e := {
+		"type": "Normal", "reason": "Preempted", "count": 1,
+		"message": "Preempted by pod 6c1f0b7e-2d9a-4f5e-9a51-0c0e8c2f1a11 on node gpu-node-7",
+		"object": {"kind": "Pod", "name": "bert-worker-1"}, "firstTime": "2026-03-01T12:00:00Z",
+	}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("bert-worker-1", [c])], "events": [e]}
+	count(fs) == 1
+	some f in fs
+	f.params.by == "the scheduler"
+	f.subject == {"kind": "Pod", "name": "bert-worker-1"}
+	count(f.evidence) == 2
+}
+
+test_kueue_workload_evicted if {
+	c := {
+		"type": "Evicted", "status": "True", "reason": "Preempted",
+		"message": "Preempted to accommodate a workload (UID: 0d3c, JobUID: 77af) due to prioritization in the ClusterQueue",
+		"lastTransitionTime": "2026-03-01T12:00:00Z",
+	}
+	a := {"kind": "Workload", "name": "pytorchjob-bert-9ac1", "conditions": [c]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [], "events": [], "admission": [a]}
+	some f in fs
+	f.params.by == "Kueue"
+}
+
+test_old_kube_scheduler_reason if {
+	c := {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByKubeScheduler", "message": "Kube-scheduler: preempting"}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("w-0", [c])], "events": []}
+	count(fs) == 1
+}
+
+test_eviction_api_silent if {
+	c := {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}
+	a := {"kind": "Workload", "name": "w", "conditions": [{"type": "Evicted", "status": "True", "reason": "PodsReadyTimeout", "message": "Exceeded the PodsReady timeout ml/w"}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("w-0", [c])], "events": [], "admission": [a]}
+	count(fs) == 0
+}
