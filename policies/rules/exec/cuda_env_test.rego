@@ -1,0 +1,49 @@
+package traindoc.rules.exec.cuda_env_test
+
+import data.traindoc.rules.exec.cuda_env
+
+_pod(matches) := {
+	"name": "w-0", "namespace": "ml", "phase": "Failed", "conditions": [],
+	"containers": [{
+		"name": "pytorch", "restartCount": 2,
+		"state": {"state": "waiting", "reason": "CrashLoopBackOff"},
+		"lastState": {"state": "terminated", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"},
+		"logs": [{"file": "logs/w-0/pytorch.log", "previous": false, "lines": 10, "matches": matches, "tail": []}],
+	}],
+}
+
+_m(line, text) := {"count": 1, "firstLine": line, "lastLine": line, "samples": [{"line": line, "text": text}]}
+
+test_fires_on_old_driver if {
+	pod := _pod({
+		"exec.cuda-env.driver": _m(7, "RuntimeError: The NVIDIA driver on your system is too old (found version 11040). Please update your GPU driver by downloading and installing a new version from the URL: http://www.nvidia.com/Download/index.aspx"),
+		"exec.cuda-env.no-gpu": _m(9, "RuntimeError: No CUDA GPUs are available"),
+	})
+	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	f.params.problem == "the node's NVIDIA driver is too old for the CUDA runtime in the image"
+	f.owner == "platform"
+	f.time == "2026-03-01T10:00:00Z"
+}
+
+test_not_in_succeeded_job if {
+	pod := _pod({"exec.cuda-env.arch": _m(3, "UserWarning: NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current PyTorch installation.")})
+	count(cuda_env.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
+}
+
+_re(id) := s.pattern if {
+	some s in cuda_env.signatures
+	s.id == id
+}
+
+test_signatures if {
+	regex.match(_re("exec.cuda-env.arch"), "RuntimeError: CUDA error: no kernel image is available for execution on the device")
+	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
+	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version")
+	regex.match(_re("exec.cuda-env.library"), "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")
+	regex.match(_re("exec.cuda-env.library"), "OSError: libcuda.so.1: cannot open shared object file: No such file or directory")
+	not regex.match(_re("exec.cuda-env.library"), "ImportError: libGL.so.1: cannot open shared object file: No such file or directory")
+	regex.match(_re("exec.cuda-env.ordinal"), "RuntimeError: CUDA error: invalid device ordinal")
+	regex.match(_re("exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+}

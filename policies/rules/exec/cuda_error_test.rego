@@ -1,0 +1,52 @@
+package traindoc.rules.exec.cuda_error_test
+
+import data.traindoc.rules.exec.cuda_error
+
+_pod(matches) := {
+	"name": "w-0", "namespace": "ml", "phase": "Failed", "conditions": [],
+	"containers": [{
+		"name": "pytorch", "restartCount": 0,
+		"state": {"state": "terminated", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}, "lastState": {},
+		"logs": [{"file": "logs/w-0/pytorch.log", "previous": false, "lines": 10, "matches": matches, "tail": []}],
+	}],
+}
+
+_m(text) := {"count": 1, "firstLine": 4, "lastLine": 4, "samples": [{"line": 4, "text": text}]}
+
+test_fires_on_device_assert if {
+	pod := _pod({"exec.cuda-error.assert": _m("RuntimeError: CUDA error: device-side assert triggered")})
+	fs := cuda_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.error == "device-side assert triggered"
+}
+
+test_fires_on_illegal_access if {
+	pod := _pod({"exec.cuda-error.runtime": _m("[rank2]: RuntimeError: CUDA error: an illegal memory access was encountered")})
+	fs := cuda_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.error == "an illegal memory access was encountered"
+}
+
+# "unknown error" and ECC are hardware, "out of memory" is cuda-oom.
+test_not_on_hardware_or_oom_texts if {
+	pod := _pod({"exec.cuda-error.runtime": {"count": 2, "firstLine": 4, "lastLine": 9, "samples": [
+		{"line": 4, "text": "what():  CUDA error: unknown error"},
+		{"line": 9, "text": "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
+	]}})
+	count(cuda_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+	pod2 := _pod({"exec.cuda-error.runtime": _m("RuntimeError: CUDA error: out of memory")})
+	count(cuda_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod2]}
+}
+
+_re(id) := s.pattern if {
+	some s in cuda_error.signatures
+	s.id == id
+}
+
+test_signatures if {
+	regex.match(_re("exec.cuda-error.assert"), "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.")
+	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`")
+	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
+	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: misaligned address")
+	not regex.match(_re("exec.cuda-error.runtime"), "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
+}
