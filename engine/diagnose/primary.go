@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/report"
 )
 
@@ -20,6 +19,12 @@ const causalSlack = 60 * time.Second
 // control plane, then the program, then progress symptoms.
 var layerOrder = map[string]int{"node": 0, "spec": 1, "control": 2, "execution": 3, "progress": 4}
 
+// explainer answers whether a category can explain another; the policy
+// engine does, from the taxonomy and the rules' METADATA.
+type explainer interface {
+	Explains(cause, effect string) bool
+}
+
 // choosePrimary picks the job's primary finding and marks consequences.
 //
 // The mechanism is general and lives in data, not in Go: the taxonomy's
@@ -31,7 +36,7 @@ var layerOrder = map[string]int{"node": 0, "spec": 1, "control": 2, "execution":
 // earliest first evidence. Every explained finding records which finding
 // explains it, preferring the primary. A job with no finding at warning or
 // above is healthy, and its primary is the healthy finding.
-func choosePrimary(e *policy.Engine, j *report.Job) {
+func choosePrimary(e explainer, j *report.Job) {
 	fs := j.Findings
 	explains := func(a, b int) bool {
 		if a == b || fs[a].Category == fs[b].Category || !e.Explains(fs[a].Category, fs[b].Category) {

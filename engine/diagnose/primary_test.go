@@ -1,0 +1,160 @@
+package diagnose
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// relation is a causal relation for tests: cause -> effects.
+type relation map[string][]string
+
+func (r relation) Explains(cause, effect string) bool {
+	for _, e := range r[cause] {
+		if e == effect {
+			return true
+		}
+	}
+	return false
+}
+
+var testRelation = relation{
+	"exec.cuda-oom":          {"exec.nccl-timeout", "exec.killed", "job.backoff-exceeded"},
+	"node.gpu-hardware":      {"exec.segfault", "exec.nccl-error", "exec.cuda-oom"},
+	"sched.insufficient-gpu": {"job.pending-too-long"},
+}
+
+func f(id, category, layer, severity, firstSeen string, pods ...string) report.Finding {
+	fd := report.Finding{ID: id, Rule: id, Category: category, Layer: layer, Severity: severity, FirstSeen: firstSeen,
+		Title: report.Text{En: category, Zh: category}}
+	for _, p := range pods {
+		fd.Subjects = append(fd.Subjects, report.Subject{Kind: "Pod", Name: p})
+	}
+	return fd
+}
+
+func TestChoosePrimary(t *testing.T) {
+	cases := []struct {
+		name        string
+		findings    []report.Finding
+		primary     string
+		healthy     bool
+		consequence map[string]string // id -> causedBy
+	}{
+		{
+			name: "origin rank before the cascade",
+			findings: []report.Finding{
+				f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:10:00Z", "w0", "w1", "w2"),
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w3"),
+				f("backoff", "job.backoff-exceeded", "control", "error", "2026-03-01T10:20:00Z"),
+			},
+			primary:     "oom",
+			consequence: map[string]string{"timeout": "oom", "backoff": "oom"},
+		},
+		{
+			name: "a cause seen long after the effect does not explain it",
+			findings: []report.Finding{
+				f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T11:00:00Z", "w3"),
+			},
+			primary: "timeout",
+		},
+		{
+			name: "within the clock slack the cause still explains",
+			findings: []report.Finding{
+				f("segv", "exec.segfault", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+				f("xid", "node.gpu-hardware", "node", "critical", "2026-03-01T10:00:30Z", "w0"),
+			},
+			primary:     "xid",
+			consequence: map[string]string{"segv": "xid"},
+		},
+		{
+			name: "hardware explains the OOM it caused, transitively first",
+			findings: []report.Finding{
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:01:00Z", "w1"),
+				f("xid", "node.gpu-hardware", "node", "critical", "2026-03-01T10:00:00Z", "w1"),
+				f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:11:00Z", "w0"),
+			},
+			primary:     "xid",
+			consequence: map[string]string{"oom": "xid", "timeout": "oom"},
+		},
+		{
+			name: "independent roots: severity first, then layer",
+			findings: []report.Finding{
+				f("shm", "spec.no-shm", "spec", "warning", ""),
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+			},
+			primary: "oom",
+		},
+		{
+			name: "equal severity: the earlier layer wins",
+			findings: []report.Finding{
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+				f("gpu", "sched.insufficient-gpu", "control", "error", "2026-03-01T11:00:00Z", "w1"),
+			},
+			primary: "gpu",
+		},
+		{
+			name: "only info findings and a healthy one: healthy",
+			findings: []report.Finding{
+				f("ok", "healthy", "control", "info", ""),
+				f("note", "job.suspended", "control", "info", ""),
+			},
+			primary: "ok",
+			healthy: true,
+		},
+		{
+			name:     "no findings at all",
+			findings: nil,
+			primary:  "healthy-none",
+			healthy:  true,
+		},
+		{
+			name: "unhealthy even when the healthy rule fired",
+			findings: []report.Finding{
+				f("ok", "healthy", "control", "info", ""),
+				f("pending", "job.pending-too-long", "control", "warning", "2026-03-01T09:00:00Z"),
+			},
+			primary: "pending",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			j := &report.Job{Findings: tc.findings}
+			choosePrimary(testRelation, j)
+			if j.Primary == nil || j.Primary.ID != tc.primary {
+				t.Fatalf("primary = %+v, want %s", j.Primary, tc.primary)
+			}
+			if j.Healthy != tc.healthy {
+				t.Errorf("healthy = %v, want %v", j.Healthy, tc.healthy)
+			}
+			if len(j.Findings) > 0 && j.Findings[0].ID != tc.primary {
+				t.Errorf("first finding = %s, want the primary first", j.Findings[0].ID)
+			}
+			for _, fd := range j.Findings {
+				want, isConsequence := tc.consequence[fd.ID]
+				if fd.Consequence != isConsequence || fd.CausedBy != want {
+					t.Errorf("%s: consequence=%v causedBy=%q, want %v %q", fd.ID, fd.Consequence, fd.CausedBy, isConsequence, want)
+				}
+			}
+		})
+	}
+}
+
+func TestSummaryGroupsTheCascade(t *testing.T) {
+	j := &report.Job{Findings: []report.Finding{
+		f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:10:00Z", "w0", "w1", "w2"),
+		f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w3"),
+	}}
+	rank := 37
+	j.Findings[1].Subjects[0].Rank = &rank
+	choosePrimary(testRelation, j)
+	s := summary(j)
+	if s.En != "pod w3 (rank 37): exec.cuda-oom; 3 pods: exec.nccl-timeout (consequence)" {
+		t.Errorf("summary en = %q", s.En)
+	}
+	if !strings.Contains(s.Zh, "（后果）") || !strings.HasPrefix(s.Zh, "Pod w3 (rank 37)") {
+		t.Errorf("summary zh = %q", s.Zh)
+	}
+}
