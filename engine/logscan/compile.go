@@ -60,8 +60,8 @@ type signature struct {
 }
 
 type progressPattern struct {
-	id        string
-	re        *regexp.Regexp
+	id string
+	re *regexp.Regexp
 	// fixed converts values when the pattern has no unit group.
 	fixed *unitConv
 	group map[string]int

@@ -30,10 +30,10 @@ const (
 type tbState int
 
 const (
-	tbFrames      tbState = iota // reading "  File ..." lines
-	tbAfterExc                   // exception line seen; a chained part may follow
-	tbChain                      // chain sentence seen; a new Traceback header must follow
-	tbContinuation               // exception message continues on the next lines
+	tbFrames       tbState = iota // reading "  File ..." lines
+	tbAfterExc                    // exception line seen; a chained part may follow
+	tbChain                       // chain sentence seen; a new Traceback header must follow
+	tbContinuation                // exception message continues on the next lines
 )
 
 // tbBlock is a traceback being captured from one output stream.
