@@ -1,0 +1,5 @@
+package traindoc.rules.site.bad
+
+findings contains f if {
+	f := {"a": 1
+}

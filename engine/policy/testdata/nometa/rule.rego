@@ -1,0 +1,5 @@
+package traindoc.rules.site.nometa
+
+findings contains {"params": {}} if {
+	input.name == "x"
+}
