@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -60,9 +61,15 @@ never started, and what to do about it.`,
 	return root
 }
 
-func run(args []string) int {
+func run(args []string) int { return runWith(args, os.Stdout, os.Stderr) }
+
+// runWith runs the CLI with the given output streams and returns the exit
+// code.
+func runWith(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.ExecuteContext(context.Background())
 	if err == nil {
 		return exitOK
@@ -70,11 +77,11 @@ func run(args []string) int {
 	var ee exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "traindoc:", ee.err)
+			fmt.Fprintln(stderr, "traindoc:", ee.err)
 		}
 		return ee.code
 	}
 	// Errors from flag parsing and argument checks are usage errors.
-	fmt.Fprintln(os.Stderr, "traindoc:", err)
+	fmt.Fprintln(stderr, "traindoc:", err)
 	return exitUsage
 }
