@@ -1,0 +1,46 @@
+package traindoc.rules.job.backoff_exceeded_test
+
+import data.traindoc.rules.job.backoff_exceeded
+
+_failed(reason, msg) := {"type": "Failed", "status": "True", "reason": reason, "message": msg, "lastTransitionTime": "2026-02-19T15:03:17Z"}
+
+test_child_job_backoff if {
+	job := {
+		"kind": "Job", "name": "det-node-0",
+		"conditions": [
+			{"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit", "lastTransitionTime": "2026-02-19T15:03:16Z"},
+			_failed("BackoffLimitExceeded", "Job has reached the specified backoff limit"),
+		],
+	}
+	js := {"kind": "JobSet", "name": "det", "conditions": [_failed("FailedJobs", "jobset failed due to one or more job failures")]}
+	j := {"kind": "TrainJob", "name": "det", "phase": "Failed", "spec": {"runPolicy": {}}, "status": {"conditions": [_failed("FailedJobs", "jobset failed due to one or more job failures")]}, "children": [js, job]}
+	fs := backoff_exceeded.findings with input as j
+	count(fs) == 1
+	some f in fs
+	f.subject == {"kind": "Job", "name": "det-node-0"}
+	f.params.object == "Job det-node-0"
+	f.time == "2026-02-19T15:03:17Z"
+}
+
+test_pytorchjob_condition if {
+	c := _failed("BackoffLimitExceeded", "PyTorchJob bert is failed because it has reached the specified backoff limit")
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 3}}, "status": {"conditions": [c]}}
+	fs := backoff_exceeded.findings with input as j
+	some f in fs
+	f.params.limit == "3"
+}
+
+test_t9k_backoff_count if {
+	j := {"kind": "PyTorchTrainingJob", "name": "yolo", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 2}}, "status": {"conditions": [], "backoffCount": 2}}
+	fs := backoff_exceeded.findings with input as j
+	some f in fs
+	f.params.retries == "2 restarts"
+}
+
+test_plain_failure_silent if {
+	c := _failed("PyTorchJobFailed", "PyTorchJob ml/bert is failed because 1 Master replica(s) failed.")
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 0}}, "status": {"conditions": [c]}}
+	count(backoff_exceeded.findings) == 0 with input as j
+	r := {"kind": "RayJob", "name": "r", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 1}}, "status": {"conditions": [], "backoffCount": 1}}
+	count(backoff_exceeded.findings) == 0 with input as r
+}
