@@ -1,0 +1,26 @@
+package traindoc.rules.job.pending_too_long_test
+
+import data.traindoc.rules.job.pending_too_long
+
+test_pending_five_hours if {
+	j := {"kind": "RayJob", "name": "bge", "namespace": "ray-batch", "phase": "Pending", "createdAt": "2026-03-01T06:00:00Z", "now": "2026-03-01T11:32:10Z"}
+	fs := pending_too_long.findings with input as j
+	count(fs) == 1
+	some f in fs
+	f.params == {"age": "5h32m", "threshold": "30m"}
+	f.time == "2026-03-01T06:00:00Z"
+}
+
+test_threshold_override if {
+	j := {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "createdAt": "2026-03-01T11:00:00Z", "now": "2026-03-01T11:10:00Z"}
+	fs := pending_too_long.findings with input as j with data.settings.thresholds as {"pending_seconds": 300}
+	some f in fs
+	f.params.threshold == "5m"
+}
+
+test_young_or_running_silent if {
+	young := {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "createdAt": "2026-03-01T11:00:00Z", "now": "2026-03-01T11:10:00Z"}
+	count(pending_too_long.findings) == 0 with input as young
+	running := object.union(young, {"phase": "Running", "now": "2026-03-02T11:00:00Z"})
+	count(pending_too_long.findings) == 0 with input as running
+}
