@@ -1,0 +1,59 @@
+package traindoc.rules.exec.missing_module_test
+
+import data.traindoc.rules.exec.missing_module
+
+_pod(state, matches, progress) := {
+	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
+	"containers": [{
+		"name": "main", "restartCount": 0, "state": state, "lastState": {},
+		"logs": [{
+			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
+			"tail": ["x"], "progress": progress, "exception": "",
+		}],
+	}],
+}
+
+_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+
+_running := {"state": "running"}
+
+_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
+
+_re(id) := s.pattern if {
+	some s in missing_module.signatures
+	s.id == id
+}
+
+test_fires_on_module_not_found if {
+	pod := _pod(_failed, {"exec.missing-module.import": _m("ModuleNotFoundError: No module named 'flash_attn.flash_attn_interface'")}, {})
+	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.module == "flash_attn"
+	f.time == "2026-03-01T09:59:00Z"
+}
+
+test_fires_on_cannot_import if {
+	pod := _pod(_failed, {"exec.missing-module.import": _m("ImportError: cannot import name 'LlamaFlashAttention2' from 'transformers.models.llama.modeling_llama' (/usr/lib/python3/site-packages/transformers/models/llama/modeling_llama.py)")}, {})
+	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.module == "LlamaFlashAttention2 (from transformers)"
+}
+
+# An optional dependency probed at start in a job that keeps running.
+test_not_on_optional_import if {
+	pod := _pod(_running, {"exec.missing-module.import": _m("No module named 'apex', using torch AMP instead")}, {"lastStepLine": 400})
+	count(missing_module.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
+}
+
+# A missing CUDA library is exec.cuda-env.
+test_not_on_cuda_library if {
+	pod := _pod(_failed, {"exec.missing-module.import": _m("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")}, {})
+	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_signatures if {
+	regex.match(_re("exec.missing-module.import"), "ImportError: This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`")
+	regex.match(_re("exec.missing-module.import"), "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+	regex.match(_re("exec.missing-module.command"), "bash: line 1: torchrun: command not found")
+	not regex.match(_re("exec.missing-module.import"), "Requirement already satisfied: transformers==4.40.1 in /usr/local/lib/python3.10/dist-packages")
+}

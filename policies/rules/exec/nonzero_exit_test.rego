@@ -1,0 +1,43 @@
+package traindoc.rules.exec.nonzero_exit_test
+
+import data.traindoc.rules.exec.nonzero_exit
+
+_pod(state, matches, progress) := {
+	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
+	"containers": [{
+		"name": "main", "restartCount": 0, "state": state, "lastState": {},
+		"logs": [{
+			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
+			"tail": ["x"], "progress": progress, "exception": "",
+		}],
+	}],
+}
+
+_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+
+_running := {"state": "running"}
+
+_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
+
+_re(id) := s.pattern if {
+	some s in nonzero_exit.signatures
+	s.id == id
+}
+
+test_fires_on_exit_2 if {
+	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 2, "finishedAt": "2026-03-01T10:00:00Z"}, {}, {})
+	fs := nonzero_exit.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.params == {"code": 2, "meaning": "usage error: bad command-line arguments"}
+}
+
+test_not_on_success if {
+	pod := _pod({"state": "terminated", "reason": "Completed", "exitCode": 0}, {}, {})
+	count(nonzero_exit.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod], "events": []}
+}
+
+test_not_when_explained if {
+	pod := _pod(_failed, {"exec.cuda-oom.torch": _m("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {})
+	count(nonzero_exit.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": []}
+}
