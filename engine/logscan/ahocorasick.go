@@ -128,9 +128,9 @@ func newAutomaton(lits []acLiteral) *automaton {
 }
 
 // scan calls hit for every literal occurrence in text (literal index,
-// index one past its last byte). Case-sensitive literals are verified
-// before hit is called.
-func (a *automaton) scan(text []byte, hit func(lit int32)) {
+// index one past its last byte), in order of the end index.
+// Case-sensitive literals are verified before hit is called.
+func (a *automaton) scan(text []byte, hit func(lit int32, end int)) {
 	trans, class, n := a.trans, &a.class, int32(a.nclass)
 	var s int32
 	for i := 0; i < len(text); i++ {
@@ -145,7 +145,7 @@ func (a *automaton) scan(text []byte, hit func(lit int32)) {
 						continue
 					}
 				}
-				hit(li)
+				hit(li, i+1)
 			}
 		}
 	}

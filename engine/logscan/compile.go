@@ -48,6 +48,9 @@ type Scanner struct {
 	foldKS    []int32
 	maxBefore int
 	maxAfter  int
+	// back is, per target, how far before the first literal occurrence
+	// a match may start (-1: anywhere); see searchBack.
+	back []int
 }
 
 // Targets are numbered signatures first, then progress patterns, then the
@@ -131,10 +134,11 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("signature %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, err := compilePattern(pattern, hint)
+		re, ls, back, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("signature %q: %w", id, err)
 		}
+		s.back = append(s.back, back)
 		ctx := DefaultContext
 		if v, ok := m["context"]; ok && v != nil {
 			n, err := toInt(v)
@@ -155,6 +159,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 		ls []literal
 	}
 	var pps []pending
+	var pbacks []int
 	for i, m := range progress {
 		id, pattern, hint, err := commonFields(m, "progress pattern", i)
 		if err != nil {
@@ -164,7 +169,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("progress pattern %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, err := compilePattern(pattern, hint)
+		re, ls, back, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("progress pattern %q: %w", id, err)
 		}
@@ -199,11 +204,14 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("progress pattern %q: a value group needs a unit group or a fixed unit", id)
 		}
 		pps = append(pps, pending{p, ls})
+		pbacks = append(pbacks, back)
 	}
 	for _, pp := range pps {
 		s.progress = append(s.progress, pp.p)
 		addLits(int32(len(s.sigs)+len(s.progress)-1), pp.ls)
 	}
+	s.back = append(s.back, pbacks...)
+	s.back = append(s.back, -1) // traceback head
 	tb := s.tracebackTarget()
 	addLits(tb, []literal{{text: tracebackHead}})
 
@@ -233,23 +241,29 @@ func commonFields(m map[string]any, what string, i int) (id, pattern, hint strin
 // compilePattern compiles a pattern and picks the literals that gate it:
 // the hint when given (case-insensitive when the pattern starts with
 // (?i)), else literals derived from the regexp.
-func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, error) {
+//
+// When both a hint and derived literals exist, the more selective set wins
+// (both are sound: the hint by the author's word, the derived set by
+// construction), so a weak hint does not slow down a pattern whose regexp
+// says more. It also returns how far before the first literal occurrence
+// a match may start (see searchBack).
+func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, int, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pattern: %w", err)
-	}
-	if hint != "" {
-		l := safeLiteral(literal{text: hint, fold: strings.HasPrefix(pattern, "(?i)")})
-		if l.text == "" {
-			return re, nil, nil
-		}
-		return re, []literal{l}, nil
+		return nil, nil, 0, fmt.Errorf("pattern: %w", err)
 	}
 	parsed, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, nil, fmt.Errorf("pattern: %w", err)
+		return nil, nil, 0, fmt.Errorf("pattern: %w", err)
 	}
-	return re, requiredLiterals(parsed.Simplify()), nil
+	parsed = parsed.Simplify()
+	lits := requiredLiterals(parsed)
+	if hint != "" {
+		if l := safeLiteral(literal{text: hint, fold: strings.HasPrefix(pattern, "(?i)")}); l.text != "" {
+			lits = better([]literal{l}, lits)
+		}
+	}
+	return re, lits, searchBack(parsed, lits), nil
 }
 
 func toInt(v any) (int, error) {

@@ -226,3 +226,62 @@ func dedupLiterals(in []literal) []literal {
 	}
 	return out
 }
+
+// leadingLiteral returns the literal every match starts with (after
+// zero-width assertions; empty when the regexp starts otherwise), and
+// whether the regexp is anchored at the start of the text.
+func leadingLiteral(re *syntax.Regexp) (lead string, anchored bool) {
+	var b strings.Builder
+	var walk func(n *syntax.Regexp) (stop bool)
+	walk = func(n *syntax.Regexp) bool {
+		switch n.Op {
+		case syntax.OpConcat:
+			for _, s := range n.Sub {
+				if walk(s) {
+					return true
+				}
+			}
+			return false
+		case syntax.OpCapture:
+			return walk(n.Sub[0])
+		case syntax.OpBeginLine, syntax.OpBeginText:
+			anchored = true
+			return false
+		case syntax.OpEndLine, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary, syntax.OpEmptyMatch:
+			return false
+		case syntax.OpLiteral:
+			b.WriteString(string(n.Rune))
+			return false
+		case syntax.OpCharClass:
+			if r, _, ok := singleRuneClass(n.Rune); ok {
+				b.WriteRune(r)
+				return false
+			}
+		}
+		return true
+	}
+	walk(re)
+	return b.String(), anchored
+}
+
+// searchBack says how far before the first occurrence of its gating
+// literal a match of re can start, or -1 when it cannot be bounded. It is
+// bounded when every gating literal lies inside the literal the regexp
+// starts with: the match then starts at most len(lead) bytes before the
+// literal's first occurrence, and the regexp need not try the positions
+// before that (Go's regexp tries every start position of a line when a
+// pattern has no case-sensitive literal prefix, which dominates the cost
+// of confirming a hit). Anchored patterns are cheap already and keep -1.
+func searchBack(re *syntax.Regexp, gates []literal) int {
+	lead, anchored := leadingLiteral(re)
+	if anchored || lead == "" || len(gates) == 0 {
+		return -1
+	}
+	ll := strings.ToLower(lead)
+	for _, g := range gates {
+		if !strings.Contains(ll, strings.ToLower(g.text)) {
+			return -1
+		}
+	}
+	return len(lead)
+}

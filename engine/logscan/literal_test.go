@@ -77,7 +77,7 @@ func TestAutomatonAgainstNaive(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			text := []byte(randStr(rng.Intn(40)))
 			got := map[int32]bool{}
-			a.scan(text, func(li int32) { got[li] = true })
+			a.scan(text, func(li int32, _ int) { got[li] = true })
 			for li, l := range lits {
 				hay := text
 				if l.fold {

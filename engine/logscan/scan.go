@@ -184,39 +184,67 @@ type scanState struct {
 	prog    progressState
 
 	// per-line scratch
-	mark     []uint32
-	gen      uint32
-	cands    []int32
-	headHit  bool
-	long     []byte
-	partial  []byte
-	ansi     []byte
-	utf      []byte
-	loc      []int
-	progCand []int32
-	hit      func(int32)
+	mark       []uint32
+	first      []int32 // per target: earliest literal start on this line, -1 unknown
+	gen        uint32
+	cands      []int32
+	headHit    bool
+	long       []byte
+	partial    []byte
+	ansi       []byte
+	utf        []byte
+	loc        []int
+	progCand   []int32
+	progTarget []int32
+	hit        func(int32, int)
 }
 
 func newScanState(s *Scanner, opts Options) *scanState {
 	st := &scanState{
-		s:    s,
-		opts: opts,
-		sigs: make([]sigState, len(s.sigs)),
-		ring: newRing(max(opts.TailLines, s.maxBefore)),
-		mark: make([]uint32, int(s.tracebackTarget())+1),
+		s:     s,
+		opts:  opts,
+		sigs:  make([]sigState, len(s.sigs)),
+		ring:  newRing(max(opts.TailLines, s.maxBefore)),
+		mark:  make([]uint32, int(s.tracebackTarget())+1),
+		first: make([]int32, int(s.tracebackTarget())+1),
 	}
 	st.hit = st.onHit
 	return st
 }
 
-// onHit collects the targets of an automaton hit, once per line each.
-func (st *scanState) onHit(li int32) {
-	for _, t := range st.s.ac.lits[li].targets {
+// onHit collects the targets of an automaton hit, once per line each,
+// with the earliest start of their literals on the line.
+func (st *scanState) onHit(li int32, end int) {
+	l := &st.s.ac.lits[li]
+	start := int32(end - len(l.orig))
+	for _, t := range l.targets {
 		if st.mark[t] != st.gen {
 			st.mark[t] = st.gen
 			st.cands = append(st.cands, t)
+			st.first[t] = start
+		} else if start < st.first[t] && st.first[t] >= 0 {
+			st.first[t] = start
 		}
 	}
+}
+
+// window returns where in text the regexp of target t must start
+// searching: just before the earliest possible match start (one rune of
+// context is kept for \b), or 0 when that is not known.
+func (st *scanState) window(t int32, text []byte) int {
+	back := st.s.back[t]
+	f := int(st.first[t])
+	if back < 0 || f < 0 {
+		return 0
+	}
+	w := f - back - 1
+	if w <= 0 {
+		return 0
+	}
+	for w > 0 && !utf8.RuneStart(text[w]) {
+		w--
+	}
+	return w
 }
 
 func (st *scanState) run(r io.Reader) error {
@@ -379,6 +407,7 @@ func (st *scanState) process(text, ts []byte) {
 		}
 	}
 	st.progCand = st.progCand[:0]
+	st.progTarget = st.progTarget[:0]
 	nsig := int32(len(st.s.sigs))
 	tbt := st.s.tracebackTarget()
 	for _, t := range st.cands {
@@ -389,6 +418,7 @@ func (st *scanState) process(text, ts []byte) {
 			st.headHit = true
 		default:
 			st.progCand = append(st.progCand, t-nsig)
+			st.progTarget = append(st.progTarget, t)
 		}
 	}
 	if len(st.progCand) > 0 {
@@ -398,11 +428,14 @@ func (st *scanState) process(text, ts []byte) {
 	st.tb.feed(text, st.lines, st.headHit)
 }
 
+// onTarget adds a target without a literal position: its regexp
+// searches the whole line.
 func (st *scanState) onTarget(t int32) {
 	if st.mark[t] != st.gen {
 		st.mark[t] = st.gen
 		st.cands = append(st.cands, t)
 	}
+	st.first[t] = -1
 }
 
 func hasFoldKS(text []byte) bool {
@@ -413,8 +446,9 @@ func hasFoldKS(text []byte) bool {
 func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 	sig := &st.s.sigs[t]
 	ss := &st.sigs[t]
+	win := text[st.window(t, text):]
 	if ss.count == 0 {
-		loc := sig.re.FindSubmatchIndex(text)
+		loc := sig.re.FindSubmatchIndex(win)
 		if loc == nil {
 			return
 		}
@@ -428,10 +462,10 @@ func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 				if ss.groups == nil {
 					ss.groups = map[string]string{}
 				}
-				ss.groups[name] = clean(text[loc[2*i]:loc[2*i+1]])
+				ss.groups[name] = clean(win[loc[2*i]:loc[2*i+1]])
 			}
 		}
-	} else if !sig.re.Match(text) {
+	} else if !sig.re.Match(win) {
 		return
 	}
 	ss.count++
@@ -476,6 +510,16 @@ func (st *scanState) progress(text, ts []byte) {
 		}
 	} else if tt, ok := inlineTime(text); ok {
 		t = tt.UnixNano()
+	}
+	if bytes.IndexByte(text, '\r') < 0 {
+		var lp lineProgress
+		for i, pi := range st.progCand {
+			st.loc = st.s.progress[pi].extract(text[st.window(st.progTarget[i], text):], &lp, st.loc)
+		}
+		if lp.hasAnything || lp.hasTotal {
+			st.prog.record(&lp, st.lines, t)
+		}
+		return
 	}
 	for len(text) > 0 {
 		seg := text
