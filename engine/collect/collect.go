@@ -875,14 +875,25 @@ func (c *collector) findEvents(ctx context.Context) {
 	}
 }
 
+// maxNodes bounds the cluster-wide node listing done for unscheduled pods.
+const maxNodes = 5000
+
 // findNodes reads the nodes the collected pods run on, one by one: the
 // caller may be allowed to get nodes without being allowed to list them all.
+// When a pod is not scheduled (or a job has no pods yet), every node is
+// context for the scheduling verdict, so all nodes are listed instead.
 func (c *collector) findNodes(ctx context.Context) {
 	names := map[string]bool{}
+	unscheduled := len(c.pods) == 0 && len(c.jobs) > 0
 	for _, p := range c.pods {
 		if p.Spec.NodeName != "" {
 			names[p.Spec.NodeName] = true
+		} else if p.Status.Phase == corev1.PodPending || p.Status.Phase == "" {
+			unscheduled = true
 		}
+	}
+	if unscheduled && c.listNodes(ctx) {
+		return
 	}
 	sorted := make([]string, 0, len(names))
 	for n := range names {
@@ -903,13 +914,51 @@ func (c *collector) findNodes(ctx context.Context) {
 			}
 			continue
 		}
-		u, err := toUnstructured(node, "v1", "Node")
-		if err != nil {
-			c.note("node %s: %v", n, err)
-			continue
-		}
-		c.pick("nodes", u)
+		c.pickNode(node)
 	}
+}
+
+// listNodes lists all nodes; it returns false when that is not allowed, so
+// the caller falls back to reading the pods' nodes one by one.
+func (c *collector) listNodes(ctx context.Context) bool {
+	opts := metav1.ListOptions{Limit: 500}
+	count := 0
+	for {
+		rctx, cancel := c.reqCtx(ctx)
+		list, err := c.c.core.CoreV1().Nodes().List(rctx, opts)
+		cancel()
+		if err != nil {
+			if apierrors.IsForbidden(err) {
+				c.note("nodes not listable: forbidden")
+				return false
+			}
+			c.failed(ctx, err, "nodes not listable")
+			return true
+		}
+		for i := range list.Items {
+			c.pickNode(&list.Items[i])
+			count++
+		}
+		if list.Continue == "" {
+			return true
+		}
+		if count >= maxNodes {
+			c.note("nodes: only the first %d listed", count)
+			return true
+		}
+		opts.Continue = list.Continue
+	}
+}
+
+func (c *collector) pickNode(node *corev1.Node) {
+	// The image list is long and says nothing about a training failure.
+	node.Status.Images = nil
+	u, err := toUnstructured(node, "v1", "Node")
+	if err != nil {
+		c.note("node %s: %v", node.Name, err)
+		return
+	}
+	c.pick("nodes", u)
 }
 
 func (c *collector) findQuotas(ctx context.Context) {

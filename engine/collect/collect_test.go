@@ -219,10 +219,11 @@ func TestCollectKubeflowJob(t *testing.T) {
 		t.Errorf("jobs = %v, want %v", res.Jobs, want)
 	}
 	checks := map[string][]string{
-		"pytorchjobs.kubeflow.org.yaml":        {"PyTorchJob/train"},
-		"pods.yaml":                            {"Pod/pending-0", "Pod/train-master-0", "Pod/train-worker-0"},
-		"events.yaml":                          {"Event/e1", "Event/e2"},
-		"nodes.yaml":                           {"Node/node-1"},
+		"pytorchjobs.kubeflow.org.yaml": {"PyTorchJob/train"},
+		"pods.yaml":                     {"Pod/pending-0", "Pod/train-master-0", "Pod/train-worker-0"},
+		"events.yaml":                   {"Event/e1", "Event/e2"},
+		// pending-0 is unscheduled, so every node is scheduling context.
+		"nodes.yaml":                           {"Node/node-1", "Node/node-2"},
 		"resourcequotas.yaml":                  {"ResourceQuota/gpu-quota"},
 		"podgroups.scheduling.volcano.sh.yaml": {"PodGroup/train"},
 	}
@@ -302,7 +303,7 @@ func TestForbiddenBecomesNotes(t *testing.T) {
 		wantFiles []string
 	}{
 		{name: "events", verb: "list", res: "events", wantNote: "events not readable in ml: forbidden", wantFiles: []string{"pods.yaml"}},
-		{name: "nodes", verb: "get", res: "nodes", wantNote: "nodes not readable: forbidden", wantFiles: []string{"events.yaml"}},
+		{name: "nodes", verb: "*", res: "nodes", wantNote: "nodes not readable: forbidden", wantFiles: []string{"events.yaml"}},
 		{name: "pods", verb: "list", res: "pods", wantNote: "pods not readable in ml: forbidden", wantFiles: []string{"pytorchjobs.kubeflow.org.yaml"}},
 		{name: "quota", verb: "list", res: "resourcequotas", wantNote: "resourcequotas not readable in ml: forbidden"},
 		{name: "logs", verb: "get", res: "pods", subres: "log", wantNote: "logs of pod train-worker-0 container main not readable: forbidden"},
