@@ -2,12 +2,14 @@ package render
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/traindoc/traindoc/engine/diagnose"
 	"github.com/traindoc/traindoc/engine/report"
 )
 
@@ -105,4 +107,17 @@ func loadHandwritten(t testing.TB) *report.Report {
 
 func TestGoldenHandwritten(t *testing.T) {
 	renderAll(t, "handwritten", loadHandwritten(t))
+}
+
+// diagnoseSnapshot runs the real pipeline over a snapshot directory.
+func diagnoseSnapshot(dir string) (*report.Report, error) {
+	rep, err := diagnose.Run(context.Background(), dir, diagnose.Options{Version: "test"})
+	if err != nil {
+		return nil, err
+	}
+	// The report names its source; keep it relative so goldens do not
+	// depend on where the repository is checked out.
+	rep.Source = filepath.ToSlash(dir)
+	rep.Tool.Version = "test"
+	return rep, nil
 }

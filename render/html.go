@@ -104,6 +104,9 @@ func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc par
 		switch n := n.(type) {
 		case *ast.Heading:
 			headingID(n, src, ids)
+			if sev := stripMarker(n, src); sev != "" {
+				n.SetAttributeString("class", []byte("finding sev-"+sev))
+			}
 		case *ast.Emphasis:
 			if n.Level == 2 {
 				badge(n, src)
@@ -181,12 +184,16 @@ func badge(e *ast.Emphasis, src []byte) {
 	if class == "" {
 		return
 	}
+	if class != "badge warn" {
+		// The colour says it in HTML; emoji fonts are not everywhere.
+		stripMarker(e, src)
+	}
 	e.SetAttributeString("class", []byte(class))
 	// Paragraphs and table rows that start with a verdict or a warning get
 	// a class too, so the verdict line and warning timeline rows stand out.
 	if strings.HasPrefix(class, "badge verdict") && e.PreviousSibling() == nil {
 		if p, ok := e.Parent().(*ast.Paragraph); ok {
-			p.SetAttributeString("class", []byte("verdict "+strings.TrimPrefix(class, "badge ")))
+			p.SetAttributeString("class", []byte("verdict "+strings.TrimPrefix(class, "badge verdict-")))
 		}
 	}
 	if class == "badge warn" {
@@ -196,6 +203,28 @@ func badge(e *ast.Emphasis, src []byte) {
 			}
 		}
 	}
+}
+
+// stripMarker removes a leading report marker (and the space after it)
+// from n's first text and returns the severity it stood for, or "" when the
+// marker is a verdict or there is none.
+func stripMarker(n ast.Node, src []byte) string {
+	t, ok := n.FirstChild().(*ast.Text)
+	if !ok {
+		return ""
+	}
+	v := t.Segment.Value(src)
+	markers := map[string]string{markerHealthy: "", markerUnhealthy: ""}
+	for sev, m := range severityMarker {
+		markers[m] = sev
+	}
+	for m, sev := range markers {
+		if bytes.HasPrefix(v, []byte(m+" ")) {
+			t.Segment = t.Segment.WithStart(t.Segment.Start + len(m) + 1)
+			return sev
+		}
+	}
+	return ""
 }
 
 // htmlLang is the value of <html lang>.

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
+)
+
+func init() { addCommand(newReportCmd) }
+
+func newReportCmd() *cobra.Command {
+	var (
+		outDir string
+		from   string
+		src    *sourceFlags
+	)
+	cmd := &cobra.Command{
+		Use:   "report (--snapshot DIR | --from report.json) --out DIR [JOB...]",
+		Short: "Write a Markdown and an HTML report per job, in English and Chinese",
+		Long: `Diagnose a snapshot (or read a report saved with "diagnose -o json") and write,
+for every job, <namespace>/<name>.en.md, .zh.md, .en.html and .zh.html under
+--out. The HTML files are self-contained and work offline.
+
+Exit codes: 0 written, 2 bad usage or unreadable input.`,
+		Example: `  traindoc report --snapshot fixtures/exec-cuda-oom --out out/reports
+  traindoc diagnose --snapshot snap/ -o json > report.json
+  traindoc report --from report.json --out out/reports`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if outDir == "" {
+				return usageError(fmt.Errorf("--out DIR is required"))
+			}
+			if from != "" && len(src.snapshots) > 0 {
+				return usageError(fmt.Errorf("use either --snapshot or --from, not both"))
+			}
+			var rep *report.Report
+			if from != "" {
+				r, err := report.ReadFile(from)
+				if err != nil {
+					return usageError(err)
+				}
+				r.Jobs = filterJobs(r.Jobs, args)
+				rep = r
+			} else {
+				src.jobs = args
+				r, err := loadReport(cmd.Context(), src)
+				if err != nil {
+					return err
+				}
+				rep = r
+			}
+			files, err := render.WriteJobFiles(outDir, rep, render.Options{Version: version})
+			if err != nil {
+				return fmt.Errorf("write reports: %w", err)
+			}
+			for _, f := range files {
+				fmt.Fprintln(cmd.OutOrStdout(), f)
+			}
+			if len(rep.Jobs) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "traindoc: no training jobs found; nothing written")
+			}
+			return nil
+		},
+	}
+	src = bindSourceFlags(cmd.Flags())
+	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the reports into (created if missing)")
+	cmd.Flags().StringVar(&from, "from", "", "render a report saved with `diagnose -o json` instead of diagnosing a snapshot")
+	return cmd
+}
