@@ -43,6 +43,9 @@ unreadable snapshot.`,
 			if err != nil {
 				return err
 			}
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
+				return err
+			}
 			if err := writeReport(cmd.OutOrStdout(), output, rep, lang, failOn); err != nil {
 				return err
 			}
@@ -53,6 +56,7 @@ unreadable snapshot.`,
 		},
 	}
 	src = bindSourceFlags(cmd.Flags())
+	bindLLMFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, table, json, markdown, html, sarif or junit")
 	cmd.Flags().StringVar(&lang, "lang", "en", "report language: en or zh")
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when any job has a finding at or above this severity (info, warning, error, critical)")

@@ -58,10 +58,11 @@ type Config struct {
 	// PromptsDir holds override templates <kind>.tmpl or
 	// <kind>.<lang>.tmpl; it must exist when set.
 	PromptsDir string
-	// SnapshotDir, when set, is a snapshot whose prompts/ folder (saved
-	// from the cluster's prompt ConfigMap) also overrides the built-in
-	// templates, below PromptsDir.
-	SnapshotDir string
+	// SnapshotDirs are the snapshots the report was read from. Their
+	// prompts/ folders (saved from the cluster's prompt ConfigMap) also
+	// override the built-in templates, below PromptsDir; the first snapshot
+	// wins when several hold a template for the same kind.
+	SnapshotDirs []string
 	// Lang is the report language, "en" or "zh".
 	Lang string
 	// HTTPClient replaces the default HTTP client (proxies, custom CAs).
@@ -109,8 +110,10 @@ func New(cfg Config) (*Explainer, error) {
 	if cfg.PromptsDir != "" {
 		dirs = append(dirs, promptDir{path: cfg.PromptsDir})
 	}
-	if cfg.SnapshotDir != "" {
-		dirs = append(dirs, promptDir{path: filepath.Join(cfg.SnapshotDir, "prompts"), optional: true})
+	for _, s := range cfg.SnapshotDirs {
+		if s != "" {
+			dirs = append(dirs, promptDir{path: filepath.Join(s, "prompts"), optional: true})
+		}
 	}
 	ts, err := loadTemplates(dirs)
 	if err != nil {

@@ -109,7 +109,7 @@ func TestOverridePrecedence(t *testing.T) {
 		{"en", "TFJob", "default from configmap TFJob"},
 	}
 	for _, tt := range tests {
-		e := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", Lang: tt.lang, PromptsDir: flagDir, SnapshotDir: snap})
+		e := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", Lang: tt.lang, PromptsDir: flagDir, SnapshotDirs: []string{snap}})
 		rep := testReport()
 		job := rep.Jobs[0]
 		job.Kind = tt.kind
@@ -123,7 +123,7 @@ func TestOverridePrecedence(t *testing.T) {
 	}
 
 	// Without overrides, kinds without a built-in template use default.
-	e := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", SnapshotDir: filepath.Join(root, "missing")})
+	e := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", SnapshotDirs: []string{filepath.Join(root, "missing")}})
 	rep := testReport()
 	job := rep.Jobs[0]
 	job.Kind = "XGBoostJob"
