@@ -1,0 +1,169 @@
+// Package execout parses the outputs of commands run inside a pod, as
+// saved in a snapshot under exec/<pod>/<name>.txt: nvidia-smi (plain table
+// or CSV), `ray status`, `ray job list` and a checkpoint listing. They say
+// whether a job that looks alive is really training: GPUs busy, Ray
+// resources used, checkpoints advancing.
+//
+// Parsers are lenient: the formats drift between driver and Ray versions,
+// so they pick out what they recognise and ignore the rest, and report an
+// error only when nothing at all was recognised.
+package execout
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/traindoc/traindoc/engine/evidence"
+)
+
+// maxExecFile bounds how much of one output file is read; the collector
+// writes at most 1 MiB.
+const maxExecFile = 4 << 20
+
+// maxOtherText bounds the text kept for outputs that are not parsed.
+const maxOtherText = 8 << 10
+
+// ParseDir parses every *.txt file of dir (<snapshot>/exec/<pod>).
+// Checkpoint times without a year (the default `ls -l` format) are left
+// empty; use ParseDirAt to resolve them against the collection time.
+func ParseDir(dir string) (*evidence.ExecOutputs, []error) {
+	return ParseDirAt(dir, time.Time{})
+}
+
+// ParseDirAt is ParseDir with the time the outputs were collected, which
+// resolves the year that `ls -l` omits for recent files. Files that fail
+// to parse are reported as errors naming the file and kept as ExecText,
+// so that the evidence is not lost. It returns nil outputs when dir has no
+// *.txt file.
+func ParseDirAt(dir string, now time.Time) (*evidence.ExecOutputs, []error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, []error{fmt.Errorf("exec outputs %s: %w", dir, err)}
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".txt") {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil, nil
+	}
+	sort.Strings(names)
+	out := &evidence.ExecOutputs{}
+	var errs []error
+	pod := filepath.Base(dir)
+	for _, name := range names {
+		rel := "exec/" + pod + "/" + name
+		data, err := readLimited(filepath.Join(dir, name))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("exec output %s: %w", rel, err))
+			continue
+		}
+		if perr := parseOne(out, strings.TrimSuffix(name, ".txt"), rel, data, now); perr != nil {
+			errs = append(errs, fmt.Errorf("exec output %s: %w", rel, perr))
+			out.Other = append(out.Other, otherText(name, rel, data))
+		}
+	}
+	return out, errs
+}
+
+func parseOne(out *evidence.ExecOutputs, base, rel string, data []byte, now time.Time) error {
+	r := strings.NewReader(string(data))
+	switch base {
+	case "nvidia-smi":
+		v, err := ParseNvidiaSMI(r)
+		if err != nil {
+			return err
+		}
+		v.File = rel
+		out.NvidiaSMI = v
+	case "ray-status":
+		v, err := ParseRayStatus(r)
+		if err != nil {
+			return err
+		}
+		v.File = rel
+		out.RayStatus = v
+	case "ray-job-list":
+		v, err := ParseRayJobList(r)
+		if err != nil {
+			return err
+		}
+		out.RayJobs = v
+	case "checkpoints":
+		v, err := ParseCheckpointsAt(r, now)
+		if err != nil {
+			return err
+		}
+		v.File = rel
+		out.Checkpoints = v
+	default:
+		out.Other = append(out.Other, otherText(base+".txt", rel, data))
+	}
+	return nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxExecFile))
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// otherText keeps an unparsed output: valid UTF-8, at most maxOtherText
+// bytes, its head and its tail when longer (errors tend to be at the end).
+func otherText(name, rel string, data []byte) evidence.ExecText {
+	s := strings.ToValidUTF8(string(data), "\uFFFD")
+	return evidence.ExecText{Name: strings.TrimSuffix(name, ".txt"), File: rel, Text: trimMiddle(s, maxOtherText)}
+}
+
+func trimMiddle(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	marker := fmt.Sprintf("\n... %d bytes omitted ...\n", len(s)-max)
+	half := (max - len(marker)) / 2
+	head, tail := s[:half], s[len(s)-half:]
+	// Cut on line boundaries when one is near, and never inside a rune.
+	if i := strings.LastIndexByte(head, '\n'); i > half/2 {
+		head = head[:i+1]
+	}
+	if i := strings.IndexByte(tail, '\n'); i >= 0 && i < half/2 {
+		tail = tail[i+1:]
+	}
+	for len(head) > 0 && !utf8.ValidString(head) {
+		head = head[:len(head)-1]
+	}
+	for len(tail) > 0 && !utf8.RuneStart(tail[0]) {
+		tail = tail[1:]
+	}
+	return head + marker + tail
+}
+
+// errUnrecognised is returned when a file holds nothing the parser knows.
+var errUnrecognised = errors.New("output not recognised")
+
+// lines splits text into lines without their line endings.
+func lines(r io.Reader) ([]string, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxExecFile))
+	if err != nil {
+		return nil, fmt.Errorf("read: %w", err)
+	}
+	s := strings.ToValidUTF8(string(data), "\uFFFD")
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Split(s, "\n"), nil
+}

@@ -1,0 +1,219 @@
+package execout
+
+import (
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/traindoc/traindoc/engine/evidence"
+)
+
+// nvidiaSMIFailures are what nvidia-smi prints instead of a table when the
+// driver or a GPU is broken, and what a shell prints when it is missing.
+var nvidiaSMIFailures = []string{
+	"NVIDIA-SMI has failed",
+	"Unable to determine the device handle",
+	"GPU is lost",
+	"No devices were found",
+	"Failed to initialize NVML",
+	"Driver/library version mismatch",
+	"couldn't communicate with the NVIDIA driver",
+	"Unknown Error",
+	"executable file not found",
+	"command not found",
+	"No such file or directory",
+}
+
+var (
+	// "|   0  NVIDIA H100 80GB HBM3          On  |" – first cell of a GPU row.
+	smiGPURow = regexp.MustCompile(`^\s*(\d+)\s+(.+?)\s+(?:On|Off)\s*$`)
+	// "4MiB /  81559MiB" – memory cell.
+	smiMemory = regexp.MustCompile(`(\d+)\s*MiB\s*/\s*(\d+)\s*MiB`)
+	smiUtil   = regexp.MustCompile(`(\d+)\s*%`)
+	// "|    0   N/A  N/A     12345      C   python   70000MiB |"
+	smiProcess = regexp.MustCompile(`^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+(?:C|G|C\+G|M|M\+C)\s+`)
+)
+
+// ParseNvidiaSMI parses plain `nvidia-smi` output or the CSV of
+// `nvidia-smi --query-gpu=... --format=csv[,noheader][,nounits]`. When
+// nvidia-smi reported a failure, Error holds its message and GPUs may be
+// empty; that is a result, not a parse error.
+func ParseNvidiaSMI(r io.Reader) (*evidence.NvidiaSMI, error) {
+	ls, err := lines(r)
+	if err != nil {
+		return nil, err
+	}
+	out := &evidence.NvidiaSMI{GPUs: []evidence.GPU{}}
+	for _, l := range ls {
+		for _, f := range nvidiaSMIFailures {
+			if strings.Contains(l, f) && out.Error == "" {
+				out.Error = strings.TrimSpace(l)
+			}
+		}
+	}
+	table := false
+	for _, l := range ls {
+		if strings.HasPrefix(strings.TrimSpace(l), "+---") || strings.HasPrefix(l, "|") {
+			table = true
+			break
+		}
+	}
+	if table {
+		parseSMITable(ls, out)
+	} else {
+		if err := parseSMICSV(ls, out); err != nil && out.Error == "" {
+			return nil, err
+		}
+	}
+	if len(out.GPUs) == 0 && out.Error == "" {
+		return nil, fmt.Errorf("nvidia-smi: %w", errUnrecognised)
+	}
+	var sum float64
+	for _, g := range out.GPUs {
+		sum += g.Utilization
+	}
+	if len(out.GPUs) > 0 {
+		out.AvgUtilization = round2(sum / float64(len(out.GPUs)))
+	}
+	return out, nil
+}
+
+// parseSMITable reads the plain table: each GPU is a row whose first cell
+// is "index name persistence" followed by a row with memory and
+// utilization; processes are counted in the Processes section.
+func parseSMITable(ls []string, out *evidence.NvidiaSMI) {
+	inProcesses := false
+	for i, l := range ls {
+		if strings.Contains(l, "Processes:") {
+			inProcesses = true
+			continue
+		}
+		if inProcesses {
+			if smiProcess.MatchString(l) {
+				out.Processes++
+			}
+			continue
+		}
+		if !strings.HasPrefix(l, "|") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(l, "|"), "|")
+		m := smiGPURow.FindStringSubmatch(cells[0])
+		if m == nil || i+1 >= len(ls) {
+			continue
+		}
+		idx, _ := strconv.Atoi(m[1])
+		g := evidence.GPU{Index: idx, Name: strings.TrimSpace(m[2])}
+		next := ls[i+1]
+		if mm := smiMemory.FindStringSubmatch(next); mm != nil {
+			g.MemoryUsed, _ = strconv.ParseFloat(mm[1], 64)
+			g.MemoryTotal, _ = strconv.ParseFloat(mm[2], 64)
+		}
+		// Utilization is the first percentage of the last cell ("0%
+		// Default"); the fan cell of the first may hold one too.
+		nc := strings.Split(strings.Trim(next, "|"), "|")
+		if mu := smiUtil.FindStringSubmatch(nc[len(nc)-1]); mu != nil {
+			g.Utilization, _ = strconv.ParseFloat(mu[1], 64)
+		}
+		out.GPUs = append(out.GPUs, g)
+	}
+}
+
+// parseSMICSV reads --format=csv output. With a header the columns are
+// found by name; without one they are assumed to be the query the
+// collector runs (index, utilization.gpu, memory.used, memory.total).
+func parseSMICSV(ls []string, out *evidence.NvidiaSMI) error {
+	col := map[string]int{"index": 0, "utilization.gpu": 1, "memory.used": 2, "memory.total": 3}
+	sawRow := false
+	for _, l := range ls {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		fields := strings.Split(l, ",")
+		for i := range fields {
+			fields[i] = strings.TrimSpace(fields[i])
+		}
+		if isCSVHeader(fields) {
+			col = map[string]int{}
+			for i, f := range fields {
+				name, _, _ := strings.Cut(f, " [") // "memory.used [MiB]"
+				col[strings.ToLower(strings.TrimSpace(name))] = i
+			}
+			continue
+		}
+		get := func(name string) (string, bool) {
+			i, ok := col[name]
+			if !ok || i >= len(fields) {
+				return "", false
+			}
+			return fields[i], true
+		}
+		idxS, ok := get("index")
+		if !ok {
+			continue
+		}
+		idx, err := strconv.Atoi(idxS)
+		if err != nil {
+			continue // not a data row (an error message, say)
+		}
+		g := evidence.GPU{Index: idx}
+		if v, ok := get("name"); ok {
+			g.Name = v
+		}
+		if v, ok := get("utilization.gpu"); ok {
+			g.Utilization = number(v)
+		}
+		if v, ok := get("memory.used"); ok {
+			g.MemoryUsed = mib(v)
+		}
+		if v, ok := get("memory.total"); ok {
+			g.MemoryTotal = mib(v)
+		}
+		out.GPUs = append(out.GPUs, g)
+		sawRow = true
+	}
+	if !sawRow {
+		return fmt.Errorf("nvidia-smi: %w", errUnrecognised)
+	}
+	return nil
+}
+
+func isCSVHeader(fields []string) bool {
+	for _, f := range fields {
+		f = strings.ToLower(f)
+		if f == "index" || strings.HasPrefix(f, "utilization.") || strings.HasPrefix(f, "memory.") || f == "name" || strings.HasPrefix(f, "uuid") {
+			return true
+		}
+	}
+	return false
+}
+
+// number reads "45 %", "45", "[N/A]" (0) or "[Not Supported]" (0).
+func number(s string) float64 {
+	s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "%"))
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return 0
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0
+	}
+	return v
+}
+
+// mib reads a memory value in MiB ("81559 MiB", "81559"), converting GiB.
+func mib(s string) float64 {
+	v := number(s)
+	if strings.Contains(s, "GiB") {
+		v *= 1024
+	}
+	return v
+}
+
+func round2(v float64) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
+	return f
+}
