@@ -1,17 +1,396 @@
 package collect_test
 
+// Integration tests against a real kube-apiserver (with etcd and kwok), built
+// by hack/k8s-tools/build.sh. They skip when the binaries are absent, unless
+// TRAINDOC_REQUIRE_CLUSTER is set. Each test starts its own control plane on
+// random loopback ports, so they run in parallel safely.
+
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/engine/collect"
 	"github.com/traindoc/traindoc/engine/collect/clustertest"
 )
+
+const basicSnapshot = "testdata/snapshots/basic"
+
+// startWithCRDs starts a control plane with every supported job CRD installed.
+func startWithCRDs(t *testing.T, opts clustertest.Options) *clustertest.Cluster {
+	t.Helper()
+	c := clustertest.Start(t, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := clustertest.InstallCRDs(ctx, c.Config, "testdata/crds"); err != nil {
+		t.Fatalf("install CRDs: %v", err)
+	}
+	return c
+}
+
+func load(t *testing.T, c *clustertest.Cluster, dir string, strip bool) *clustertest.Loaded {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	loaded, err := clustertest.LoadIntoCluster(ctx, c.Config, dir, clustertest.LoadOptions{
+		KubeletPort:     c.KubeletPort,
+		LogDir:          filepath.Join(c.Dir, "cri-logs"),
+		StripTimestamps: strip,
+	})
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
+	}
+	if len(loaded.Repaired) > 0 {
+		t.Logf("%s is not valid as is for a real API server; loaded with repairs:\n  %s", dir, strings.Join(loaded.Repaired, "\n  "))
+	}
+	return loaded
+}
+
+func collectInto(t *testing.T, c *clustertest.Cluster, opts collect.Options) (*collect.Result, string) {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := collect.Collect(ctx, c.Config, "test", opts, dir)
+	if err != nil {
+		t.Fatalf("collect: %v", err)
+	}
+	return res, dir
+}
+
+func listNames(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	var l struct {
+		Items []struct {
+			Kind     string `json:"kind"`
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := yaml.Unmarshal(data, &l); err != nil {
+		t.Fatalf("parse %s: %v", path, err)
+	}
+	var out []string
+	for _, it := range l.Items {
+		out = append(out, it.Kind+"/"+it.Metadata.Name)
+	}
+	return out
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestIntegrationCollectBasic(t *testing.T) {
+	t.Parallel()
+	c := startWithCRDs(t, clustertest.Options{})
+	load(t, c, basicSnapshot, true)
+
+	opts := collect.DefaultOptions()
+	opts.Namespace = "team-a"
+	opts.Timestamps = true
+	res, dir := collectInto(t, c, opts)
+
+	if want := []collect.ObjectRef{{Kind: "PyTorchJob", Namespace: "team-a", Name: "demo"}}; !slices.Equal(res.Jobs, want) {
+		t.Errorf("jobs = %v, want %v", res.Jobs, want)
+	}
+	if len(res.Notes) != 0 {
+		t.Errorf("notes = %q", res.Notes)
+	}
+	for file, want := range map[string][]string{
+		"pytorchjobs.kubeflow.org.yaml": {"PyTorchJob/demo"},
+		"pods.yaml":                     {"Pod/demo-master-0", "Pod/demo-worker-0"},
+		"events.yaml":                   {"Event/demo-master-0.oom", "Event/demo.created"},
+		"nodes.yaml":                    {"Node/gpu-1"},
+		"resourcequotas.yaml":           {"ResourceQuota/gpu"},
+	} {
+		if got := listNames(t, filepath.Join(dir, file)); !slices.Equal(got, want) {
+			t.Errorf("%s = %v, want %v", file, got, want)
+		}
+	}
+	job := readFile(t, filepath.Join(dir, "pytorchjobs.kubeflow.org.yaml"))
+	if strings.Contains(job, "hf_do_not_write_me") || strings.Contains(job, "managedFields") {
+		t.Errorf("job file keeps a credential or managedFields:\n%s", job)
+	}
+	if !strings.Contains(job, "PyTorchJobRunning") {
+		t.Errorf("job status (set through the status subresource) is missing:\n%s", job)
+	}
+	pods := readFile(t, filepath.Join(dir, "pods.yaml"))
+	if !strings.Contains(pods, "OOMKilled") {
+		t.Errorf("pod status is missing:\n%s", pods)
+	}
+
+	// --timestamps reproduces the timestamped file (kwok prints RFC 3339 with
+	// trailing zeros trimmed, so compare parsed times).
+	got := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.log"))
+	want := readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.log"))
+	if normTimes(t, got) != normTimes(t, want) {
+		t.Errorf("timestamped log:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")); err != nil {
+		t.Errorf("previous log of the restarted container: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-worker-0", "pytorch.previous.log")); err == nil {
+		t.Error("a container that never restarted has no previous log")
+	}
+
+	// Without timestamps, with a tail of one line.
+	opts.Timestamps, opts.LogTail = false, 1
+	_, dir = collectInto(t, c, opts)
+	if got := readFile(t, filepath.Join(dir, "logs", "demo-worker-0", "pytorch.log")); got != "RuntimeError: [rank1] store timeout after 600s\n" {
+		t.Errorf("tail 1 = %q", got)
+	}
+	opts.LogTail = 0
+	_, dir = collectInto(t, c, opts)
+	if got, want := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")),
+		readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.previous.log")); got != want {
+		t.Errorf("previous log = %q, want %q", got, want)
+	}
+}
+
+// normTimes rewrites a leading RFC 3339 timestamp on each line to one format.
+func normTimes(t *testing.T, s string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if ts, rest, ok := strings.Cut(line, " "); ok {
+			if tm, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+				line = tm.UTC().Format(time.RFC3339Nano) + " " + rest
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+func TestIntegrationKwokLifecycle(t *testing.T) {
+	t.Parallel()
+	c := startWithCRDs(t, clustertest.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	manifest := []byte(`
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: live, namespace: default}
+spec: {}
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: kwok-gpu-1
+  annotations: {kwok.x-k8s.io/node: fake}
+  labels: {type: kwok}
+spec: {taints: [{key: kwok.x-k8s.io/node, value: fake, effect: NoSchedule}]}
+status:
+  capacity: {cpu: "32", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}
+  allocatable: {cpu: "32", memory: 256Gi, pods: "110", nvidia.com/gpu: "8"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: live-master-0, namespace: default, labels: {training.kubeflow.org/job-name: live}}
+spec:
+  nodeName: kwok-gpu-1
+  tolerations: [{key: kwok.x-k8s.io/node, operator: Exists, effect: NoSchedule}]
+  containers: [{name: pytorch, image: example.invalid/train:1}]
+`)
+	if _, err := clustertest.ApplyYAML(ctx, c.Config, manifest); err != nil {
+		t.Fatal(err)
+	}
+	cs := kubernetes.NewForConfigOrDie(c.Config)
+	// kwok drives the node to Ready and the pod to Running.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		p, err := cs.CoreV1().Pods("default").Get(ctx, "live-master-0", metav1.GetOptions{})
+		if err == nil && p.Status.Phase == "Running" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pod not running: %v %+v\n%s", err, p.Status, c.Log("kwok"))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	opts := collect.DefaultOptions()
+	res, dir := collectInto(t, c, opts)
+	if res.Pods != 1 {
+		t.Errorf("pods = %d", res.Pods)
+	}
+	if nodes := readFile(t, filepath.Join(dir, "nodes.yaml")); !strings.Contains(nodes, "KubeletReady") && !strings.Contains(nodes, "type: Ready") {
+		t.Errorf("node status from kwok missing:\n%s", nodes)
+	}
+	// There is no Logs object for this pod, so the kubelet (kwok) has no log
+	// to give: expected for a container without output, noted only in debug mode.
+	if len(res.Notes) != 0 {
+		t.Errorf("notes = %q", res.Notes)
+	}
+	opts.Debug = true
+	res, _ = collectInto(t, c, opts)
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "debug: logs of pod live-master-0 container pytorch not available")
+	}) {
+		t.Errorf("debug notes = %q", res.Notes)
+	}
+}
+
+func TestIntegrationRestrictedUser(t *testing.T) {
+	t.Parallel()
+	c := startWithCRDs(t, clustertest.Options{Users: []clustertest.User{{Name: "viewer"}}})
+	load(t, c, basicSnapshot, false)
+	ctx := context.Background()
+	cs := kubernetes.NewForConfigOrDie(c.Config)
+	// Jobs and pods only: no events, no pods/log, no nodes, no quotas.
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Name: "jobs-and-pods", Namespace: "team-a"},
+		Rules: []rbacv1.PolicyRule{
+			{APIGroups: []string{"kubeflow.org"}, Resources: []string{"pytorchjobs"}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{""}, Resources: []string{"pods"}, Verbs: []string{"get", "list"}},
+		},
+	}
+	if _, err := cs.RbacV1().Roles("team-a").Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "viewer", Namespace: "team-a"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: "viewer"}},
+	}
+	if _, err := cs.RbacV1().RoleBindings("team-a").Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	opts := collect.DefaultOptions()
+	opts.Namespace = "team-a"
+	dir := t.TempDir()
+	// RBAC changes take a moment to reach the authorizer's cache.
+	var res *collect.Result
+	var err error
+	for range 50 {
+		res, err = collect.Collect(ctx, c.ConfigFor("viewer"), "viewer", opts, dir)
+		if err == nil && len(res.Jobs) == 1 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("a restricted user must get a snapshot with notes, not an error: %v", err)
+	}
+	if len(res.Jobs) != 1 || res.Pods != 2 {
+		t.Errorf("jobs = %v, pods = %d", res.Jobs, res.Pods)
+	}
+	for _, want := range []string{
+		"events not readable in team-a: forbidden",
+		"logs of pod demo-master-0 container pytorch not readable: forbidden",
+		"logs of pod demo-worker-0 container pytorch not readable: forbidden",
+		"nodes not readable: forbidden",
+		"resourcequotas not readable in team-a: forbidden",
+		"tfjobs.kubeflow.org not readable in team-a: forbidden",
+	} {
+		if !slices.Contains(res.Notes, want) {
+			t.Errorf("missing note %q in %q", want, res.Notes)
+		}
+	}
+	meta := readFile(t, filepath.Join(dir, "snapshot.yaml"))
+	if !strings.Contains(meta, "events not readable in team-a: forbidden") {
+		t.Errorf("snapshot.yaml:\n%s", meta)
+	}
+}
+
+// killOnWrite kills the API server when the collector starts on the logs.
+type killOnWrite struct {
+	c    *clustertest.Cluster
+	done bool
+}
+
+func (k *killOnWrite) Write(p []byte) (int, error) {
+	if !k.done && bytes.Contains(p, []byte("logs")) {
+		k.done = true
+		k.c.Kill("kube-apiserver")
+	}
+	return len(p), nil
+}
+
+func TestIntegrationServerGoneMidway(t *testing.T) {
+	t.Parallel()
+	c := startWithCRDs(t, clustertest.Options{})
+	// Many pods with logs, so that the collection is still fetching logs when
+	// the API server disappears.
+	snap := t.TempDir()
+	var pods strings.Builder
+	pods.WriteString("apiVersion: v1\nkind: List\nitems:\n")
+	for i := range 30 {
+		name := fmt.Sprintf("big-worker-%d", i)
+		fmt.Fprintf(&pods, `- apiVersion: v1
+  kind: Pod
+  metadata: {name: %s, namespace: default, labels: {training.kubeflow.org/job-name: big}}
+  spec: {nodeName: n1, containers: [{name: pytorch, image: x.invalid/y}]}
+`, name)
+		if err := os.MkdirAll(filepath.Join(snap, "logs", name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(snap, "logs", name, "pytorch.log"), []byte("hello\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"pods.yaml": pods.String(),
+		"job.yaml":  "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: big, namespace: default}\nspec: {}\n",
+	}
+	for f, data := range files {
+		if err := os.WriteFile(filepath.Join(snap, f), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load(t, c, snap, false)
+
+	opts := collect.DefaultOptions()
+	opts.Concurrency, opts.QPS, opts.Burst = 1, 5, 1
+	opts.RequestTimeout = 5 * time.Second
+	opts.Progress = &killOnWrite{c: c}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	start := time.Now()
+	res, err := collect.Collect(ctx, c.Config, "test", opts, dir)
+	elapsed := time.Since(start)
+	if !errors.Is(err, collect.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("collection hung until the test's deadline (%s)", elapsed)
+	}
+	t.Logf("collection ended %s after start: %v", elapsed.Round(time.Millisecond), err)
+	if res == nil || res.Pods != 30 {
+		t.Fatalf("want a partial result with the 30 pods, got %+v", res)
+	}
+	meta := readFile(t, filepath.Join(dir, "snapshot.yaml"))
+	if !strings.Contains(meta, "collection incomplete") {
+		t.Errorf("snapshot.yaml lacks the incompleteness note:\n%s", meta)
+	}
+	if got := listNames(t, filepath.Join(dir, "pods.yaml")); len(got) != 30 {
+		t.Errorf("pods.yaml has %d pods", len(got))
+	}
+}
 
 // fixturesDir holds the snapshot fixtures shared with the offline engine.
 const fixturesDir = "../../fixtures"
@@ -27,55 +406,10 @@ func fixtureNames(t *testing.T) []string {
 	}
 	var names []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if _, err := os.Stat(filepath.Join(fixturesDir, e.Name(), "expected.yaml")); e.IsDir() && err == nil {
 			names = append(names, e.Name())
 		}
 	}
 	sort.Strings(names)
 	return names
-}
-
-// startWithCRDs starts a control plane with every supported job CRD installed.
-func startWithCRDs(t *testing.T, opts clustertest.Options) *clustertest.Cluster {
-	t.Helper()
-	c := clustertest.Start(t, opts)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := clustertest.InstallCRDs(ctx, c.Config, "testdata/crds"); err != nil {
-		t.Fatalf("install CRDs: %v", err)
-	}
-	return c
-}
-
-func loadFixture(t *testing.T, c *clustertest.Cluster, dir string, strip bool) *clustertest.Loaded {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	loaded, err := clustertest.LoadIntoCluster(ctx, c.Config, dir, clustertest.LoadOptions{
-		KubeletPort:     c.KubeletPort,
-		LogDir:          filepath.Join(c.Dir, "cri-logs"),
-		StripTimestamps: strip,
-	})
-	if err != nil {
-		t.Fatalf("load %s: %v", dir, err)
-	}
-	return loaded
-}
-
-func TestIntegrationLoadFixtures(t *testing.T) {
-	for _, name := range fixtureNames(t) {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			c := startWithCRDs(t, clustertest.Options{})
-			loaded := loadFixture(t, c, filepath.Join(fixturesDir, name), false)
-			t.Logf("%s: %d objects, %d logs, skipped %v, placeholders %v, repaired %v", name, len(loaded.Objects), loaded.Logs, loaded.Skipped, loaded.PlaceholderNodes, loaded.Repaired)
-			opts := collect.DefaultOptions()
-			opts.AllNamespaces = true
-			res, err := collect.Collect(context.Background(), c.Config, "test", opts, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Logf("jobs %v pods %d logs %d notes %q", res.Jobs, res.Pods, res.Logs, res.Notes)
-		})
-	}
 }

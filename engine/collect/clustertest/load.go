@@ -534,6 +534,15 @@ func (l *loader) create(ctx context.Context, o *unstructured.Unstructured, defau
 	}
 	created.Object["status"] = status
 	updated, err := ri.UpdateStatus(ctx, created, metav1.UpdateOptions{})
+	// kwok may touch a node or pod it manages in between: retry on the latest.
+	for try := 0; apierrors.IsConflict(err) && try < 5; try++ {
+		latest, gerr := ri.Get(ctx, created.GetName(), metav1.GetOptions{})
+		if gerr != nil {
+			return nil, fmt.Errorf("get %s %s/%s: %w", o.GetKind(), o.GetNamespace(), created.GetName(), gerr)
+		}
+		latest.Object["status"] = status
+		updated, err = ri.UpdateStatus(ctx, latest, metav1.UpdateOptions{})
+	}
 	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
 		return created, nil // no status subresource: create kept the status
 	}
