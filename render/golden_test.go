@@ -121,3 +121,35 @@ func diagnoseSnapshot(dir string) (*report.Report, error) {
 	rep.Tool.Version = "test"
 	return rep, nil
 }
+
+// goldenFixtures are repository fixtures with different job kinds and a
+// multi-finding cascade, plus the payload snapshot of this package.
+var goldenFixtures = []struct{ name, dir string }{
+	{"cascade-cuda-oom-nccl-timeout", "../fixtures/cascade-cuda-oom-nccl-timeout"},
+	{"pod-image-pull", "../fixtures/pod-image-pull"},
+	{"pod-config-error", "../fixtures/pod-config-error"},
+	{"sched-gang-pending", "../fixtures/sched-gang-pending"},
+	{"injected", "testdata/snapshots/injected"},
+}
+
+func TestGoldenFixtures(t *testing.T) {
+	for _, fx := range goldenFixtures {
+		t.Run(fx.name, func(t *testing.T) {
+			rep, err := diagnoseSnapshot(fx.dir)
+			if err != nil {
+				t.Fatalf("diagnose %s: %v", fx.dir, err)
+			}
+			rep.Source = strings.TrimPrefix(filepath.ToSlash(fx.dir), "../")
+			renderAll(t, fx.name, rep)
+		})
+	}
+}
+
+// The payload snapshot must put its payloads through every format as text.
+func TestInjectedPayloadsAreText(t *testing.T) {
+	rep, err := diagnoseSnapshot(filepath.Join("testdata", "snapshots", "injected"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertPayloadsLiteral(t, rep)
+}

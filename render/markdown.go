@@ -593,35 +593,9 @@ func formatQuantity(v float64, unit string) string {
 	return s
 }
 
-// explanation shows the optional LLM text. It is model output, so it is
-// treated like any other untrusted text.
+// explanation shows the optional LLM text (see explanation.go).
 func (w *mdWriter) explanation(e *report.Explanation, lvl int) {
-	if e == nil {
-		return
-	}
-	w.printf("%s %s\n\n", heading(lvl), w.t("explain.title"))
-	if e.Missing != "" && e.Analysis == "" && len(e.Solution) == 0 {
-		w.printf("%s\n\n", escapeInline(Tf(w.lang, "explain.missing", "reason", e.Missing)))
-		return
-	}
-	if e.Model != "" {
-		w.printf("- %s %s\n\n", w.label("explain.model"), escapeInline(e.Model))
-	}
-	if e.Analysis != "" {
-		w.printf("**%s**\n\n", w.t("explain.analysis"))
-		for _, para := range strings.Split(strings.ReplaceAll(e.Analysis, "\r\n", "\n"), "\n\n") {
-			if p := strings.TrimSpace(para); p != "" {
-				w.printf("%s\n\n", escapeInline(p))
-			}
-		}
-	}
-	if len(e.Solution) > 0 {
-		w.printf("**%s**\n\n", w.t("explain.solution"))
-		for i, s := range e.Solution {
-			w.printf("%d. %s\n", i+1, escapeInline(s))
-		}
-		w.printf("\n")
-	}
+	w.b.WriteString(explanationMarkdown(e, w.lang, lvl))
 }
 
 func (w *mdWriter) footer(rep *report.Report, version string) {

@@ -249,6 +249,9 @@ func newSARIFResult(j *report.Job, f *report.Finding, ruleIndex int, lang string
 	if f.Consequence {
 		props["consequence"] = true
 	}
+	if ev := sarifEvidence(f.Evidence); len(ev) > 0 {
+		props["evidence"] = ev
+	}
 	return sarifResult{
 		RuleID:    f.Rule,
 		RuleIndex: ruleIndex,
@@ -270,4 +273,33 @@ func newSARIFResult(j *report.Job, f *report.Finding, ruleIndex int, lang string
 // made visible, whitespace collapsed.
 func plainLine(s string) string {
 	return strings.Join(strings.Fields(cleanControl(s)), " ")
+}
+
+// sarifEvidence keeps the evidence with the result, trimmed like the other
+// formats, so a SARIF viewer shows the exact lines behind a finding.
+func sarifEvidence(evs []report.Evidence) []map[string]any {
+	var out []map[string]any
+	for i, e := range evs {
+		if i == maxEvidenceItems {
+			break
+		}
+		t := trimEvidence(cleanControl(e.Text))
+		m := map[string]any{"kind": e.Kind, "text": t.Text}
+		for k, v := range map[string]string{"source": e.Source, "file": e.File, "field": e.Field, "time": e.Time} {
+			if v != "" {
+				m[k] = cleanControl(v)
+			}
+		}
+		if e.Line > 0 {
+			m["line"] = e.Line
+		}
+		if e.Count > 1 {
+			m["count"] = e.Count
+		}
+		if t.ShownLines < t.TotalLines {
+			m["trimmedFromLines"] = t.TotalLines
+		}
+		out = append(out, m)
+	}
+	return out
 }
