@@ -28,8 +28,8 @@ func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 		job.Replicas = append(job.Replicas, g)
 	}
 	job.Spec.RunMode = evidence.RunMode{
-		Debug: snapshot.Bool(m, "spec", "runMode", "debug", "enable"),
-		Pause: snapshot.Bool(m, "spec", "runMode", "pause", "enable"),
+		Debug: snapshot.Bool(m, "spec", "runMode", "debug", "enable") || snapshot.Bool(m, "spec", "runMode", "debug", "enabled"),
+		Pause: snapshot.Bool(m, "spec", "runMode", "pause", "enable") || snapshot.Bool(m, "spec", "runMode", "pause", "enabled"),
 	}
 	rp := snapshot.Map(m, "spec", "runPolicy")
 	job.Spec.RunPolicy = evidence.RunPolicy{BackoffLimit: intPtr(rp, "backoffLimit"), CleanPodPolicy: snapshot.Str(rp, "cleanUpPolicy")}
@@ -42,13 +42,13 @@ func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	}
 	if el := snapshot.Map(m, "spec", "elastic"); el != nil {
 		job.Spec.Elastic = &evidence.Elastic{
-			Enabled: snapshot.Bool(el, "enable"), MinReplicas: intPtr(el, "minReplicas"),
+			Enabled: snapshot.Bool(el, "enable") || snapshot.Bool(el, "enabled"), MinReplicas: intPtr(el, "minReplicas"),
 			MaxReplicas: intPtr(el, "maxReplicas"), ExpectedReplicas: intPtr(el, "expectedReplicas"),
 		}
 	}
 	if tc := snapshot.Map(m, "spec", "torchrunConfig"); tc != nil {
 		job.Spec.Torchrun = &evidence.Torchrun{
-			Enabled: snapshot.Bool(tc, "enable"), MaxRestarts: intPtr(tc, "maxRestarts"),
+			Enabled: snapshot.Bool(tc, "enable") || snapshot.Bool(tc, "enabled"), MaxRestarts: intPtr(tc, "maxRestarts"),
 			ProcPerNode: snapshot.Str(tc, "procPerNode"), RdzvBackend: snapshot.Str(tc, "rdzvBackend"),
 		}
 		if job.Spec.Torchrun.Enabled {
