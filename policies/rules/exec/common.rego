@@ -111,8 +111,12 @@ else := 1
 # has_hit holds when any of ids matched relevantly in the container.
 has_hit(pod, c, ids) if count(hits(pod, c, ids)) > 0
 
-# finished_at is when the container instance a log belongs to ended.
-finished_at(c, lf) := t if {
+# finished_at is when the container instance a log belongs to ended. A
+# container that crash-loops only shows its latest exit, which says nothing
+# about when the failure first happened: then the time is unknown ("").
+finished_at(c, lf) := "" if {
+	c.restartCount >= 2
+} else := t if {
 	lf.previous
 	t := c.lastState.finishedAt
 } else := t if {
@@ -120,6 +124,11 @@ finished_at(c, lf) := t if {
 } else := t if {
 	t := c.lastState.finishedAt
 } else := ""
+
+# state_time is when a terminated state ended, unknown for a crash loop.
+state_time(c, s) := "" if {
+	c.restartCount >= 2
+} else := object.get(s, "finishedAt", "")
 
 # hit_time is the time of the first match of a hit, or when the container
 # ended.

@@ -12,6 +12,7 @@
 #   category: exec.killed
 #   severity: warning
 #   owner: platform
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "The container was stopped by a signal from outside: {{.how}}."
 #     zh: "容器被外部信号终止：{{.how}}。"
@@ -62,7 +63,7 @@ findings contains f if {
 		"subject": common.subject(pod, c),
 		"params": {"how": how},
 		"evidence": [k8s.state_evidence(pod, c, which, s)],
-		"time": object.get(s, "finishedAt", ""),
+		"time": common.state_time(c, s),
 	}
 }
 

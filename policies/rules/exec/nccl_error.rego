@@ -11,6 +11,7 @@
 #   category: exec.nccl-error
 #   severity: error
 #   owner: platform
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "NCCL failed: {{.kind}}."
 #     zh: "NCCL 出错：{{.kind}}。"

@@ -11,6 +11,7 @@
 #   category: exec.nccl-timeout
 #   severity: error
 #   owner: user
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "A {{.op}} collective timed out{{if .timeout}} after {{.timeout}}{{end}}; the NCCL watchdog aborted the process."
 #     zh: "{{.op}} 集合通信超时{{if .timeout}}（超时时间 {{.timeout}}）{{end}}，NCCL watchdog 终止了进程。"

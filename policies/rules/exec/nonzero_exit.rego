@@ -10,6 +10,7 @@
 #   category: exec.nonzero-exit
 #   severity: error
 #   owner: user
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "The container exited with code {{.code}} ({{.meaning}})."
 #     zh: "容器以退出码 {{.code}} 退出（{{.meaning}}）。"
@@ -71,7 +72,7 @@ findings contains f if {
 		"subject": common.subject(pod, c),
 		"params": {"code": code, "meaning": _meaning(code)},
 		"evidence": array.concat([k8s.state_evidence(pod, c, which, s)], _tail(pod, c)),
-		"time": object.get(s, "finishedAt", ""),
+		"time": common.state_time(c, s),
 	}
 }
 

@@ -42,11 +42,11 @@ signatures contains {
 	"hint": "is killed by signal: Killed",
 }
 
-# Ray's memory monitor, its periodic summary, and the worker-death message
-# whose first listed cause is the OOM killer.
+# Ray's memory monitor and its periodic summary. (Not the worker-death
+# message that lists the OOM killer as one possible cause among others.)
 signatures contains {
 	"id": "exec.oom-killed.ray",
-	"pattern": `ray\.exceptions\.OutOfMemoryError|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)|killed by SIGKILL by OOM killer due to high memory usage`,
+	"pattern": `ray\.exceptions\.OutOfMemoryError|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`,
 }
 
 # Kernel log lines, when a dmesg dump or a sidecar ends up in the logs.
@@ -83,7 +83,7 @@ _cand contains x if {
 			[k8s.state_evidence(pod, c, which, s)],
 			common.evidence(pod, c, common.hits(pod, c, _log_ids)),
 		),
-		"time": object.get(s, "finishedAt", ""),
+		"time": common.state_time(c, s),
 	}
 }
 

@@ -58,7 +58,7 @@ test_signatures if {
 	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.")
 	regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node")
 	not regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 0 Workers (tasks / actors) killed due to memory pressure (OOM), 2 Workers crashed due to other reasons at node")
-	regex.match(_re("exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
+	not regex.match(_re("exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
 	regex.match(_re("exec.oom-killed.kernel"), "[12345.678] Memory cgroup out of memory: Killed process 4242 (python) total-vm:123kB")
 	regex.match(_re("launcher.shell-killed"), "/bin/bash: line 1:    25 Killed                  python train.py --epochs 3")
 }

@@ -10,6 +10,7 @@
 #   category: exec.python-error
 #   severity: error
 #   owner: user
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "Uncaught {{.type}}."
 #     zh: "未捕获的 {{.type}}。"

@@ -11,6 +11,7 @@
 #   category: exec.ray-actor-died
 #   severity: error
 #   owner: platform
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "A Ray {{.what}} died unexpectedly."
 #     zh: "Ray {{.what}} 意外终止。"

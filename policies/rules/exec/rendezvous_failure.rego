@@ -11,6 +11,7 @@
 #   category: exec.rendezvous-failure
 #   severity: error
 #   owner: platform
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "Rendezvous failed: {{.error}}."
 #     zh: "Rendezvous 失败：{{.error}}。"
@@ -50,7 +51,10 @@ signatures contains {
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := common.hits(pod, c, {"exec.rendezvous.error"})
+	hs := [h |
+		some h in common.hits(pod, c, {"exec.rendezvous.error"})
+		not regex.match(_address_in_use, common.sample_text(h))
+	]
 	count(hs) > 0
 	f := {
 		"subject": common.subject(pod, c),
@@ -77,6 +81,9 @@ findings contains f if {
 		"severity": "warning",
 	}
 }
+
+# A store that cannot bind its port is exec.address-in-use.
+_address_in_use := `Address already in use|errno: 98\b|failed to listen on any local network address`
 
 _types := [
 	[`RendezvousTimeoutError|Timed out after \d+ seconds waiting for clients|store based barrier`, "the rendezvous timed out waiting for all ranks"],

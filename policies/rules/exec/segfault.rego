@@ -11,6 +11,7 @@
 #   category: exec.segfault
 #   severity: error
 #   owner: user
+#   explains: [job.backoff-exceeded]
 #   message:
 #     en: "A process crashed with {{.signal}}."
 #     zh: "进程因 {{.signal}} 崩溃。"
@@ -95,7 +96,7 @@ findings contains f if {
 		"subject": common.subject(pod, c),
 		"params": {"signal": sig},
 		"evidence": [k8s.state_evidence(pod, c, which, s)],
-		"time": object.get(s, "finishedAt", ""),
+		"time": common.state_time(c, s),
 	}
 }
 

@@ -90,6 +90,6 @@ findings contains f if {
 		"subject": common.subject(pod, c),
 		"params": {"detail": "the container exited with SIGBUS (exit code 135)", "shm": _shm_size},
 		"evidence": [k8s.state_evidence(pod, c, which, s)],
-		"time": object.get(s, "finishedAt", ""),
+		"time": common.state_time(c, s),
 	}
 }

@@ -11,6 +11,7 @@
 #   category: progress.gpu-idle
 #   severity: warning
 #   owner: user
+#   explains: [progress.stalled, progress.throughput-drop, progress.checkpoint-stale]
 #   message:
 #     en: "GPUs are idle on {{.where}} ({{.signal}})."
 #     zh: "{{.where}} 上的 GPU 空闲（{{.signal}}）。"
@@ -50,7 +51,7 @@ findings contains f if {
 			"file": object.get(smi, "file", ""),
 			"text": sprintf("%d GPU(s), average utilization %v%%, %v process(es)", [count(smi.gpus), smi.avgUtilization, object.get(smi, "processes", 0)]),
 		}],
-		"time": input.now,
+		"time": "",
 		"severity": _severity,
 	}
 }
@@ -71,7 +72,7 @@ findings contains f if {
 			"file": object.get(rs, "file", ""),
 			"text": sprintf("GPUs %v/%v used, CPUs %v/%v used", [rs.gpusUsed, rs.gpusTotal, object.get(rs, "cpusUsed", 0), object.get(rs, "cpusTotal", 0)]),
 		}],
-		"time": input.now,
+		"time": "",
 		"severity": _severity,
 	}
 }
