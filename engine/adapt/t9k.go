@@ -99,9 +99,20 @@ func (t9kAdapter) extraPods(o *snapshot.Object, have map[string]bool) []evidence
 	for _, task := range snapshot.Maps(o.Raw, "status", "tasks") {
 		typ := snapshot.Str(task, "type")
 		for _, rs := range snapshot.Maps(task, "replicaStatus") {
+			// replicaStatus names are the controller's sub-resource names
+			// ("worker-0"), not pod names ("<job>-worker-0").
 			name := snapshot.Str(rs, "name")
-			if name == "" || have[name] || have[snapshot.Str(rs, "uid")] {
+			if name == "" || have[name] || have[o.Name+"-"+name] || have[snapshot.Str(rs, "uid")] {
 				continue
+			}
+			// A replica still being created has no phase and no containers:
+			// there is no pod to describe, only a missing one, which the
+			// replica counts already show.
+			if snapshot.Str(rs, "phase") == "" && len(snapshot.Maps(rs, "containers")) == 0 {
+				continue
+			}
+			if !strings.HasPrefix(name, o.Name+"-") {
+				name = o.Name + "-" + name
 			}
 			p := evidence.Pod{
 				Name: name, Namespace: o.Namespace, UID: snapshot.Str(rs, "uid"), ReplicaType: typ,

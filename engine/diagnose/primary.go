@@ -23,6 +23,7 @@ var layerOrder = map[string]int{"node": 0, "spec": 1, "control": 2, "execution":
 // engine does, from the taxonomy and the rules' METADATA.
 type explainer interface {
 	Explains(cause, effect string) bool
+	Fallback(category string) bool
 }
 
 // choosePrimary picks the job's primary finding and marks consequences.
@@ -120,6 +121,17 @@ func choosePrimary(e explainer, j *report.Job) {
 	} else {
 		j.Primary = noFinding()
 	}
+	// Fallback findings ("no more specific cause found") that something
+	// explains are not reported at all.
+	kept := fs[:0]
+	for _, f := range fs {
+		if f.Consequence && e.Fallback(f.Category) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	fs = kept
+	j.Findings = fs
 	// Findings read primary first, then by severity and time.
 	pid := j.Primary.ID
 	sort.SliceStable(fs, func(a, b int) bool {

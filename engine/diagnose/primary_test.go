@@ -10,6 +10,8 @@ import (
 // relation is a causal relation for tests: cause -> effects.
 type relation map[string][]string
 
+func (relation) Fallback(category string) bool { return category == "job.pending-too-long" }
+
 func (r relation) Explains(cause, effect string) bool {
 	for _, e := range r[cause] {
 		if e == effect {
@@ -111,6 +113,14 @@ func TestChoosePrimary(t *testing.T) {
 			healthy:  true,
 		},
 		{
+			name: "an explained fallback finding is dropped",
+			findings: []report.Finding{
+				f("pending", "job.pending-too-long", "control", "warning", "2026-03-01T09:00:00Z"),
+				f("gpu", "sched.insufficient-gpu", "control", "error", "2026-03-01T08:00:00Z", "w0"),
+			},
+			primary: "gpu",
+		},
+		{
 			name: "unhealthy even when the healthy rule fired",
 			findings: []report.Finding{
 				f("ok", "healthy", "control", "info", ""),
@@ -128,6 +138,9 @@ func TestChoosePrimary(t *testing.T) {
 			}
 			if j.Healthy != tc.healthy {
 				t.Errorf("healthy = %v, want %v", j.Healthy, tc.healthy)
+			}
+			if tc.name == "an explained fallback finding is dropped" && len(j.Findings) != 1 {
+				t.Errorf("findings = %+v, want the fallback dropped", j.Findings)
 			}
 			if len(j.Findings) > 0 && j.Findings[0].ID != tc.primary {
 				t.Errorf("first finding = %s, want the primary first", j.Findings[0].ID)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
@@ -592,6 +593,11 @@ func excerpt(e Evidence, f Finding, lang string) string {
 		text = text[len(text)-maxExcerptChars:]
 		if i := strings.IndexByte(text, '\n'); i >= 0 && i < len(text)-1 {
 			text = text[i+1:]
+		} else {
+			// One huge line: start on a rune boundary.
+			for len(text) > 0 && !utf8.RuneStart(text[0]) {
+				text = text[1:]
+			}
 		}
 		trimmed = true
 	}

@@ -51,6 +51,42 @@ type Scanner struct {
 	// back is, per target, how far before the first literal occurrence
 	// a match may start (-1: anywhere); see searchBack.
 	back []int
+	// anchors are, per target, the anchored variants of its regexp used
+	// when matches start exactly at a gating literal (nil otherwise).
+	anchors []*anchored
+}
+
+// anchored are variants of a regexp that match only at the start of the
+// text: ctx skips one rune of context first (so that \b sees the rune
+// before the literal), zero is for a literal at the start of the line.
+type anchored struct {
+	ctx, zero *regexp.Regexp
+}
+
+// newAnchored builds the anchored variants when every match starts with
+// an occurrence of a gating literal that the automaton reports: a folding
+// gate must be a prefix of the leading literal in any case, a
+// case-sensitive gate an exact prefix of a case-sensitive leading literal.
+func newAnchored(parsed *syntax.Regexp, pattern string, gates []literal) *anchored {
+	lead, leadFold, isAnchored := leadingLiteral(parsed)
+	if isAnchored || lead == "" || len(gates) == 0 {
+		return nil
+	}
+	for _, g := range gates {
+		ok := strings.HasPrefix(strings.ToLower(lead), strings.ToLower(g.text))
+		if !g.fold {
+			ok = !leadFold && strings.HasPrefix(lead, g.text)
+		}
+		if !ok {
+			return nil
+		}
+	}
+	ctx, err1 := regexp.Compile(`^(?s:.)(?:` + pattern + `)`)
+	zero, err2 := regexp.Compile(`^(?:` + pattern + `)`)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	return &anchored{ctx: ctx, zero: zero}
 }
 
 // Targets are numbered signatures first, then progress patterns, then the
@@ -134,11 +170,12 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("signature %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, back, err := compilePattern(pattern, hint)
+		re, ls, back, anc, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("signature %q: %w", id, err)
 		}
 		s.back = append(s.back, back)
+		s.anchors = append(s.anchors, anc)
 		ctx := DefaultContext
 		if v, ok := m["context"]; ok && v != nil {
 			n, err := toInt(v)
@@ -160,6 +197,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 	}
 	var pps []pending
 	var pbacks []int
+	var panchors []*anchored
 	for i, m := range progress {
 		id, pattern, hint, err := commonFields(m, "progress pattern", i)
 		if err != nil {
@@ -169,7 +207,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("progress pattern %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, back, err := compilePattern(pattern, hint)
+		re, ls, back, anc, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("progress pattern %q: %w", id, err)
 		}
@@ -205,6 +243,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 		}
 		pps = append(pps, pending{p, ls})
 		pbacks = append(pbacks, back)
+		panchors = append(panchors, anc)
 	}
 	for _, pp := range pps {
 		s.progress = append(s.progress, pp.p)
@@ -212,6 +251,8 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 	}
 	s.back = append(s.back, pbacks...)
 	s.back = append(s.back, -1) // traceback head
+	s.anchors = append(s.anchors, panchors...)
+	s.anchors = append(s.anchors, nil)
 	tb := s.tracebackTarget()
 	addLits(tb, []literal{{text: tracebackHead}})
 
@@ -247,14 +288,14 @@ func commonFields(m map[string]any, what string, i int) (id, pattern, hint strin
 // construction), so a weak hint does not slow down a pattern whose regexp
 // says more. It also returns how far before the first literal occurrence
 // a match may start (see searchBack).
-func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, int, error) {
+func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, int, *anchored, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("pattern: %w", err)
+		return nil, nil, 0, nil, fmt.Errorf("pattern: %w", err)
 	}
 	parsed, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("pattern: %w", err)
+		return nil, nil, 0, nil, fmt.Errorf("pattern: %w", err)
 	}
 	parsed = parsed.Simplify()
 	lits := requiredLiterals(parsed)
@@ -263,7 +304,7 @@ func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, int, error
 			lits = better([]literal{l}, lits)
 		}
 	}
-	return re, lits, searchBack(parsed, lits), nil
+	return re, lits, searchBack(parsed, lits), newAnchored(parsed, pattern, lits), nil
 }
 
 func toInt(v any) (int, error) {

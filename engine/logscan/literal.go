@@ -228,9 +228,10 @@ func dedupLiterals(in []literal) []literal {
 }
 
 // leadingLiteral returns the literal every match starts with (after
-// zero-width assertions; empty when the regexp starts otherwise), and
-// whether the regexp is anchored at the start of the text.
-func leadingLiteral(re *syntax.Regexp) (lead string, anchored bool) {
+// zero-width assertions; empty when the regexp starts otherwise), whether
+// any of it matches case-insensitively, and whether the regexp is
+// anchored at the start of the text.
+func leadingLiteral(re *syntax.Regexp) (lead string, fold, anchored bool) {
 	var b strings.Builder
 	var walk func(n *syntax.Regexp) (stop bool)
 	walk = func(n *syntax.Regexp) bool {
@@ -251,17 +252,19 @@ func leadingLiteral(re *syntax.Regexp) (lead string, anchored bool) {
 			return false
 		case syntax.OpLiteral:
 			b.WriteString(string(n.Rune))
+			fold = fold || n.Flags&syntax.FoldCase != 0
 			return false
 		case syntax.OpCharClass:
-			if r, _, ok := singleRuneClass(n.Rune); ok {
+			if r, f, ok := singleRuneClass(n.Rune); ok {
 				b.WriteRune(r)
+				fold = fold || f
 				return false
 			}
 		}
 		return true
 	}
 	walk(re)
-	return b.String(), anchored
+	return b.String(), fold, anchored
 }
 
 // searchBack says how far before the first occurrence of its gating
@@ -273,7 +276,7 @@ func leadingLiteral(re *syntax.Regexp) (lead string, anchored bool) {
 // pattern has no case-sensitive literal prefix, which dominates the cost
 // of confirming a hit). Anchored patterns are cheap already and keep -1.
 func searchBack(re *syntax.Regexp, gates []literal) int {
-	lead, anchored := leadingLiteral(re)
+	lead, _, anchored := leadingLiteral(re)
 	if anchored || lead == "" || len(gates) == 0 {
 		return -1
 	}

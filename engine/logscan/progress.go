@@ -242,11 +242,11 @@ func unitIndex(u string) int {
 
 var unitNames = [3]string{UnitSamples, UnitTokens, UnitIters}
 
-// extract applies one progress pattern to a line.
-func (p *progressPattern) extract(text []byte, lp *lineProgress, loc []int) []int {
-	loc = p.re.FindSubmatchIndex(text)
+// extract reads the groups of one progress pattern's match (loc, as
+// returned by FindSubmatchIndex on text) into lp.
+func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 	if loc == nil {
-		return loc
+		return
 	}
 	group := func(name string) ([]byte, bool) {
 		gi, ok := p.group[name]
@@ -280,12 +280,12 @@ func (p *progressPattern) extract(text []byte, lp *lineProgress, loc []int) []in
 		if ug, ok := group("unit"); ok {
 			c, ok := normaliseUnit(string(ug))
 			if !ok {
-				return loc
+				return
 			}
 			conv = &c
 		}
 		if conv == nil {
-			return loc
+			return
 		}
 		if v, ok := parseFloat(g); ok {
 			if r, ok := conv.apply(v); ok {
@@ -296,7 +296,6 @@ func (p *progressPattern) extract(text []byte, lp *lineProgress, loc []int) []in
 			}
 		}
 	}
-	return loc
 }
 
 // parseCount reads a step count, tolerating thousands separators.

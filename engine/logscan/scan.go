@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"unicode/utf8"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -186,6 +187,7 @@ type scanState struct {
 	// per-line scratch
 	mark       []uint32
 	first      []int32 // per target: earliest literal start on this line, -1 unknown
+	occ        []occurrence
 	gen        uint32
 	cands      []int32
 	headHit    bool
@@ -218,6 +220,13 @@ func (st *scanState) onHit(li int32, end int) {
 	l := &st.s.ac.lits[li]
 	start := int32(end - len(l.orig))
 	for _, t := range l.targets {
+		if st.s.anchors[t] != nil {
+			if len(st.occ) < maxOccurrences {
+				st.occ = append(st.occ, occurrence{t, start})
+			} else {
+				st.s.noteOverflow(st, t)
+			}
+		}
 		if st.mark[t] != st.gen {
 			st.mark[t] = st.gen
 			st.cands = append(st.cands, t)
@@ -389,6 +398,7 @@ func (st *scanState) process(text, ts []byte) {
 	}
 
 	st.cands = st.cands[:0]
+	st.occ = st.occ[:0]
 	st.headHit = false
 	if len(text) > 0 {
 		st.gen++
@@ -428,6 +438,99 @@ func (st *scanState) process(text, ts []byte) {
 	st.tb.feed(text, st.lines, st.headHit)
 }
 
+// maxOccurrences bounds the literal occurrences remembered per line;
+// beyond it, targets fall back to a windowed search of the line.
+const maxOccurrences = 64
+
+type occurrence struct {
+	target int32
+	start  int32
+}
+
+// noteOverflow makes t search the whole line: some of its occurrences
+// were not remembered.
+func (s *Scanner) noteOverflow(st *scanState, t int32) {
+	if st.mark[t] != st.gen {
+		st.mark[t] = st.gen
+		st.cands = append(st.cands, t)
+	}
+	st.first[t] = -1
+}
+
+// search runs target t's regexp re on text the cheapest way that gives
+// the same result as re on the whole line. When every literal that gates
+// t is a prefix of what all its matches start with, a match can only
+// start where one of those literals occurs, so re is tried anchored at
+// each occurrence (with the preceding rune as context for \b) instead of
+// at every position of the line. Otherwise the search starts at the
+// window before the first occurrence (see searchBack). loc, when
+// submatch is set, is relative to text.
+func (st *scanState) search(t int32, re *regexp.Regexp, text []byte, submatch bool) ([]int, bool) {
+	if a := st.s.anchors[t]; a != nil && st.first[t] >= 0 {
+		var qs [maxOccurrences]int32
+		n := 0
+		for _, o := range st.occ {
+			if o.target == t {
+				qs[n] = o.start
+				n++
+			}
+		}
+		sortInt32(qs[:n])
+		prev := int32(-1)
+		for _, q := range qs[:n] {
+			if q == prev {
+				continue
+			}
+			prev = q
+			base, r := int(q), a.zero
+			if q > 0 {
+				base, r = int(q)-1, a.ctx
+				for base > 0 && !utf8.RuneStart(text[base]) {
+					base--
+				}
+			}
+			if !submatch {
+				if r.Match(text[base:]) {
+					return nil, true
+				}
+				continue
+			}
+			if loc := r.FindSubmatchIndex(text[base:]); loc != nil {
+				shift(loc, base)
+				loc[0] = int(q)
+				return loc, true
+			}
+		}
+		return nil, false
+	}
+	w := st.window(t, text)
+	if !submatch {
+		return nil, re.Match(text[w:])
+	}
+	loc := re.FindSubmatchIndex(text[w:])
+	if loc == nil {
+		return nil, false
+	}
+	shift(loc, w)
+	return loc, true
+}
+
+func shift(loc []int, by int) {
+	for i, v := range loc {
+		if v >= 0 {
+			loc[i] = v + by
+		}
+	}
+}
+
+func sortInt32(a []int32) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
 // onTarget adds a target without a literal position: its regexp
 // searches the whole line.
 func (st *scanState) onTarget(t int32) {
@@ -446,9 +549,8 @@ func hasFoldKS(text []byte) bool {
 func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 	sig := &st.s.sigs[t]
 	ss := &st.sigs[t]
-	win := text[st.window(t, text):]
 	if ss.count == 0 {
-		loc := sig.re.FindSubmatchIndex(win)
+		loc, _ := st.search(t, sig.re, text, true)
 		if loc == nil {
 			return
 		}
@@ -462,10 +564,10 @@ func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 				if ss.groups == nil {
 					ss.groups = map[string]string{}
 				}
-				ss.groups[name] = clean(win[loc[2*i]:loc[2*i+1]])
+				ss.groups[name] = clean(text[loc[2*i]:loc[2*i+1]])
 			}
 		}
-	} else if !sig.re.Match(win) {
+	} else if _, ok := st.search(t, sig.re, text, false); !ok {
 		return
 	}
 	ss.count++
@@ -514,7 +616,9 @@ func (st *scanState) progress(text, ts []byte) {
 	if bytes.IndexByte(text, '\r') < 0 {
 		var lp lineProgress
 		for i, pi := range st.progCand {
-			st.loc = st.s.progress[pi].extract(text[st.window(st.progTarget[i], text):], &lp, st.loc)
+			p := &st.s.progress[pi]
+			loc, _ := st.search(st.progTarget[i], p.re, text, true)
+			p.extract(text, loc, &lp)
 		}
 		if lp.hasAnything || lp.hasTotal {
 			st.prog.record(&lp, st.lines, t)
@@ -533,7 +637,8 @@ func (st *scanState) progress(text, ts []byte) {
 		}
 		var lp lineProgress
 		for _, pi := range st.progCand {
-			st.loc = st.s.progress[pi].extract(seg, &lp, st.loc)
+			p := &st.s.progress[pi]
+			p.extract(seg, p.re.FindSubmatchIndex(seg), &lp)
 		}
 		if lp.hasAnything || lp.hasTotal {
 			st.prog.record(&lp, st.lines, t)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -399,4 +400,45 @@ func keys[M ~map[string]V, V any](m M) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestSearchShortcuts checks that searching from literal occurrences finds
+// what a search of the whole line finds, including word boundaries just
+// before the literal and later occurrences.
+func TestSearchShortcuts(t *testing.T) {
+	s := mustCompile(t, []map[string]any{
+		sig("word", `(?i)\bstep[ =](?P<n>\d+)`, ""),
+		sig("exact", `Step (?P<n>\d+) done`, "Step"),
+		sig("back", `global_step=(?P<n>\d+)`, "step="),
+	}, nil)
+	// "back" has a weak hint; the literal derived from its regexp wins
+	// and is the prefix of every match.
+	if s.anchors[0] == nil || s.anchors[1] == nil || s.anchors[2] == nil {
+		t.Fatalf("shortcuts not set up: anchors %v back %v", s.anchors, s.back)
+	}
+	text := "micro_step=1 global_step=2 STEP 3\nxStep 4 done Step 5 done\n\u00e9step 6\nnothing\n"
+	lf := scanString(t, s, text, Options{})
+	for _, id := range []string{"word", "exact", "back"} {
+		var re *regexp.Regexp
+		for _, sg := range s.sigs {
+			if sg.id == id {
+				re = sg.re
+			}
+		}
+		want, first := 0, ""
+		for _, l := range strings.Split(text, "\n") {
+			if m := re.FindStringSubmatch(l); m != nil {
+				if want == 0 {
+					first = m[1]
+				}
+				want++
+			}
+		}
+		if m := lf.Matches[id]; m.Count != want || m.Groups["n"] != first {
+			t.Errorf("%s: count %d groups %v, regexp alone: %d, n=%s", id, m.Count, m.Groups, want, first)
+		}
+	}
+	if g := lf.Matches["back"].Groups["n"]; g != "2" {
+		t.Errorf("back = %+v", lf.Matches["back"])
+	}
 }

@@ -38,6 +38,7 @@ type Engine struct {
 	files      []*sourceFile
 	categories map[string]string
 	explains   map[string]map[string]bool
+	fallback   map[string]bool
 
 	// Overridden lists built-in rules replaced by user policies.
 	Overridden []string
@@ -190,8 +191,24 @@ func (e *Engine) readTaxonomy(ctx context.Context) error {
 			e.addExplains(cause, eff)
 		}
 	}
+	v, err = e.evalOnce(ctx, "data.traindoc.taxonomy.fallback")
+	if err != nil {
+		return err
+	}
+	var fallback []string
+	if err := roundTrip(v, &fallback); err != nil {
+		return fmt.Errorf("data.traindoc.taxonomy.fallback: %w", err)
+	}
+	e.fallback = map[string]bool{}
+	for _, c := range fallback {
+		e.fallback[c] = true
+	}
 	return nil
 }
+
+// Fallback reports whether a category is only reported when nothing
+// explains it (its definition says "no more specific cause found").
+func (e *Engine) Fallback(category string) bool { return e.fallback[category] }
 
 func (e *Engine) addExplains(cause, effect string) {
 	if e.explains[cause] == nil {

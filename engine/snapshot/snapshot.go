@@ -57,11 +57,11 @@ type LogRef struct {
 
 // Meta is the snapshot.yaml file.
 type Meta struct {
-	CollectedAt string   `yaml:"collectedAt"`
-	Cluster     string   `yaml:"cluster"`
-	Context     string   `yaml:"context"`
-	Namespace   string   `yaml:"namespace"`
-	Notes       notes    `yaml:"notes"`
+	CollectedAt string `yaml:"collectedAt"`
+	Cluster     string `yaml:"cluster"`
+	Context     string `yaml:"context"`
+	Namespace   string `yaml:"namespace"`
+	Notes       notes  `yaml:"notes"`
 }
 
 // notes accepts a list of strings or a single string.

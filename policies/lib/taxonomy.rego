@@ -163,6 +163,20 @@ explains["spec.invalid-replicas"] contains effect if {
 	some effect in ((_cascade | _start_symptoms) | {"job.creation-failed"})
 }
 
+# Any failing container explains a used-up retry budget, and a deadline
+# that ended the job explains it too.
+explains[cause] contains "job.backoff-exceeded" if {
+	some cause, layer in categories
+	layer == "execution"
+}
+
+explains["job.deadline-exceeded"] contains "job.backoff-exceeded"
+
+# Fallback categories are defined as "no more specific cause found": when
+# another finding explains one, it is dropped rather than kept as a
+# consequence.
+fallback := {"job.pending-too-long"}
+
 # A quota that can never admit the job explains why its gang waits.
 explains["sched.quota-exceeded"] contains "sched.gang-pending"
 

@@ -1,0 +1,177 @@
+package collect_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/traindoc/traindoc/engine/collect"
+	"github.com/traindoc/traindoc/engine/collect/clustertest"
+	"github.com/traindoc/traindoc/engine/diagnose"
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// TestIntegrationRoundTrip checks decision 6 of the architecture, "offline
+// and live are one path": for every fixture, loading it into a real API
+// server, collecting it back and diagnosing the result gives the same report
+// as diagnosing the fixture directly.
+//
+// What a real API server assigns itself (uid, creationTimestamp) cannot be
+// loaded, so those two fields are put back from the fixture before the
+// diagnosis, and snapshot.yaml takes the fixture's collectedAt, which the
+// rules use as "now".
+func TestIntegrationRoundTrip(t *testing.T) {
+	clustertest.RequireBin(t)
+	for _, name := range fixtureNames(t) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			fixture := filepath.Join(fixturesDir, name)
+			c := startWithCRDs(t, clustertest.Options{})
+			load(t, c, fixture, false)
+
+			opts := collect.DefaultOptions()
+			opts.AllNamespaces = true
+			opts.LogBytes = 0 // whole logs, as in the fixture
+			res, dir := collectInto(t, c, opts)
+			if len(res.Jobs) == 0 {
+				t.Fatalf("no jobs collected; notes %q", res.Notes)
+			}
+			restoreServerFields(t, fixture, dir)
+
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			want, err := diagnose.Run(ctx, fixture, diagnose.Options{})
+			if err != nil {
+				t.Fatalf("diagnose fixture: %v", err)
+			}
+			got, err := diagnose.Run(ctx, dir, diagnose.Options{})
+			if err != nil {
+				t.Fatalf("diagnose collected snapshot: %v", err)
+			}
+			wj, gj := normalise(t, want), normalise(t, got)
+			if wj != gj {
+				_ = os.WriteFile(filepath.Join(t.TempDir(), "want.json"), []byte(wj), 0o644)
+				t.Errorf("live and offline reports differ (collected snapshot in %s; notes %q):\n%s", dir, res.Notes, lineDiff(wj, gj))
+			}
+		})
+	}
+}
+
+// normalise renders a report as indented JSON with the fields that name the
+// source (a path, a kubeconfig context) blanked.
+func normalise(t *testing.T, r *report.Report) string {
+	t.Helper()
+	cp := *r
+	cp.Source = ""
+	data, err := json.MarshalIndent(&cp, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// lineDiff lists the lines that differ, with a little context, up to a limit.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	shown := 0
+	for i := 0; i < max(len(w), len(g)) && shown < 30; i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n  offline: %s\n  live:    %s\n", i+1, wl, gl)
+			shown++
+		}
+	}
+	return b.String()
+}
+
+// restoreServerFields puts the fixture's uid and creationTimestamp back on
+// every collected object, and the fixture's collectedAt into snapshot.yaml.
+func restoreServerFields(t *testing.T, fixture, dir string) {
+	t.Helper()
+	objs, err := clustertest.ReadObjects(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type saved struct{ uid, created string }
+	orig := map[string]saved{}
+	for _, o := range objs {
+		orig[o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName()] = saved{
+			uid:     string(o.GetUID()),
+			created: fmt.Sprint(o.Object["metadata"].(map[string]any)["creationTimestamp"]),
+		}
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.yaml"))
+	for _, f := range files {
+		if filepath.Base(f) == "snapshot.yaml" {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list map[string]any
+		if err := yaml.Unmarshal(data, &list); err != nil {
+			t.Fatal(err)
+		}
+		items, _ := list["items"].([]any)
+		for _, it := range items {
+			u := &unstructured.Unstructured{Object: it.(map[string]any)}
+			ns := u.GetNamespace()
+			s, ok := orig[u.GetKind()+"/"+ns+"/"+u.GetName()]
+			md := u.Object["metadata"].(map[string]any)
+			if !ok || s.uid == "" {
+				delete(md, "uid")
+			} else {
+				md["uid"] = s.uid
+			}
+			if !ok || s.created == "<nil>" {
+				delete(md, "creationTimestamp")
+			} else {
+				md["creationTimestamp"] = s.created
+			}
+		}
+		out, err := yaml.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	var fixMeta, meta map[string]any
+	if data, err := os.ReadFile(filepath.Join(fixture, "snapshot.yaml")); err == nil {
+		_ = yaml.Unmarshal(data, &fixMeta)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "snapshot.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(data, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if at, ok := fixMeta["collectedAt"]; ok {
+		meta["collectedAt"] = at
+	} else {
+		delete(meta, "collectedAt")
+	}
+	out, _ := yaml.Marshal(meta)
+	if err := os.WriteFile(filepath.Join(dir, "snapshot.yaml"), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
