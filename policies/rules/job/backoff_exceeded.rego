@@ -70,6 +70,7 @@ findings contains f if {
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": _limit},
 		"evidence": [k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
+		"severity": _severity,
 	}
 }
 
@@ -82,6 +83,7 @@ findings contains f if {
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": _limit},
 		"evidence": [k8s.field_evidence(_ref, "status.reason", trim_space(sprintf("%s %s", [_status.reason, object.get(_status, "message", "")])))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
+		"severity": _severity,
 	}
 }
 
@@ -94,6 +96,7 @@ findings contains f if {
 		"params": {"object": sprintf("%s %s", [ch.kind, ch.name]), "retries": "repeated pod failures", "limit": _child_limit(c)},
 		"evidence": [k8s.condition_evidence({"kind": ch.kind, "namespace": object.get(ch, "namespace", ""), "name": ch.name}, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
+		"severity": _severity,
 	}
 }
 
@@ -105,15 +108,18 @@ findings contains f if {
 	input.phase == "Failed"
 	not _hit(object.get(_status, "conditions", []))
 	not regex.match(_backoff_text, object.get(_status, "reason", ""))
+	not regex.match(`(?i)deadline`, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
 	n := object.get(_status, "backoffCount", 0)
 	n > 0
 	l := input.spec.runPolicy.backoffLimit
+	l > 0
 	_exhausted(n, l)
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": sprintf("%d", [l])},
 		"evidence": [k8s.field_evidence(_ref, "status.backoffCount", sprintf("backoffCount=%d, backoffLimit=%d", [n, l]))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
+		"severity": _severity,
 	}
 }
 
@@ -127,3 +133,14 @@ _exhausted(n, l) if {
 	input.kind != "RayJob"
 	n >= l
 }
+
+# Retries are used up by failures. When the snapshot shows a container that
+# failed, other rules name the cause and this finding only records the
+# consequence; without it (pods cleaned up), it is the best lead.
+_severity := "info" if {
+	some pod in _list(object.get(input, "pods", []))
+	some c in k8s.containers(pod)
+	some s in [c.state, c.lastState]
+	s.state == "terminated"
+	object.get(s, "exitCode", 0) != 0
+} else := "error"

@@ -35,6 +35,16 @@ test_t9k_backoff_count if {
 	fs := backoff_exceeded.findings with input as j
 	some f in fs
 	f.params.retries == "2 restarts"
+	f.severity == "error"
+}
+
+test_consequence_of_visible_failure_is_info if {
+	c := _failed("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+	pod := {"name": "p", "containers": [{"name": "c", "state": {"state": "terminated", "exitCode": 1, "reason": "Error"}, "lastState": {}}]}
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 3}}, "status": {"conditions": [c]}, "pods": [pod]}
+	fs := backoff_exceeded.findings with input as j
+	some f in fs
+	f.severity == "info"
 }
 
 test_plain_failure_silent if {

@@ -2,9 +2,9 @@
 # title: The job has been pending too long
 # description: |
 #   The job has stayed Pending longer than the threshold
-#   (thresholds.pending_seconds). When a more specific cause is found
-#   (scheduling, quota, image, creation errors) this finding is secondary;
-#   alone, it means nothing in the snapshot explains the wait.
+#   (thresholds.pending_seconds) and no rule found a more specific cause
+#   (scheduling, quota, image, configuration or creation errors): nothing in
+#   the snapshot explains the wait.
 # custom:
 #   id: job-pending-too-long
 #   category: job.pending-too-long
@@ -27,7 +27,7 @@
 #   zh:
 #     title: 作业 Pending 时间过长
 #     description: |
-#       作业处于 Pending 的时间超过了阈值（thresholds.pending_seconds）。如果找到了更具体的原因（调度、配额、镜像、创建错误），该发现只是次要的；单独出现时，说明快照中没有任何信息能解释这段等待。
+#       作业处于 Pending 的时间超过了阈值（thresholds.pending_seconds），且没有规则找到更具体的原因（调度、配额、镜像、配置或创建错误）：快照中没有任何信息能解释这段等待。
 package traindoc.rules.job.pending_too_long
 
 import data.traindoc.lib.config
@@ -35,8 +35,19 @@ import data.traindoc.lib.k8s
 
 _ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
 
+# Rules that name why a job cannot start. When one of them fires, it is the
+# diagnosis and the age of the wait adds nothing.
+_specific contains f if some f in data.traindoc.rules.sched[_].findings
+
+_specific contains f if some f in data.traindoc.rules.pod.image_pull.findings
+
+_specific contains f if some f in data.traindoc.rules.pod.config_error.findings
+
+_specific contains f if some f in data.traindoc.rules.job.creation_failed.findings
+
 findings contains f if {
 	input.phase == "Pending"
+	count(_specific) == 0
 	created := input.createdAt
 	age := k8s.age_seconds(created)
 	limit := config.thresholds.pending_seconds

@@ -24,3 +24,10 @@ test_young_or_running_silent if {
 	running := object.union(young, {"phase": "Running", "now": "2026-03-02T11:00:00Z"})
 	count(pending_too_long.findings) == 0 with input as running
 }
+
+test_specific_cause_silent if {
+	msg := "0/8 nodes are available: 8 Insufficient nvidia.com/gpu."
+	pod := {"name": "w-0", "namespace": "ml", "phase": "Pending", "containers": [], "conditions": [{"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": msg, "lastTransitionTime": "2026-03-01T06:00:10Z"}]}
+	j := {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "createdAt": "2026-03-01T06:00:00Z", "now": "2026-03-01T11:32:10Z", "pods": [pod], "events": []}
+	count(pending_too_long.findings) == 0 with input as j
+}

@@ -80,7 +80,7 @@ findings contains f if {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"group": g.type, "expected": _wanted(g), "created": g.created, "running": g.running, "detail": detail},
 		"evidence": [k8s.field_evidence(_ref, sprintf("replicas[%s]", [g.type]), sprintf("expected=%d created=%d pending=%d running=%d succeeded=%d failed=%d", [g.expected, g.created, object.get(g, "pending", 0), g.running, object.get(g, "succeeded", 0), object.get(g, "failed", 0)]))],
-		"time": input.createdAt,
+		"time": input.now,
 	}
 }
 
@@ -107,6 +107,6 @@ findings contains f if {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"group": "all replicas", "expected": expected, "created": created, "running": running, "detail": detail},
 		"evidence": [k8s.field_evidence(_ref, "status.aggregate", concat(", ", [sprintf("%s=%d", [k, _counts[k]]) | some k in sort(object.keys(_counts))]))],
-		"time": input.createdAt,
+		"time": input.now,
 	}
 }

@@ -80,6 +80,7 @@ _node_evidence(n) := e if {
 _pod_signals contains [pod, ev, _pod_node(pod)] if {
 	some pod in _list(input.pods)
 	pod.phase == "Unknown"
+	object.get(pod, "nodeName", "") != ""
 	ev := k8s.field_evidence(k8s.pod_ref(pod), "status.phase", trim_space(sprintf("Unknown %s %s", [object.get(pod, "reason", ""), object.get(pod, "message", "")])))
 }
 

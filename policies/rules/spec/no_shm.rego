@@ -40,8 +40,11 @@ _pytorch_kinds := {"PyTorchJob", "PyTorchTrainingJob", "TrainJob"}
 
 _ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
 
+# The risk matters for jobs that run or failed; a job that succeeded
+# showed it did not bite, and one that never started has other problems.
 _bare contains g if {
 	input.kind in _pytorch_kinds
+	object.get(input, "phase", "") in {"Running", "Failed"}
 	some g in input.replicas
 	t := g.template
 	object.get(t, "gpuLimit", 0) > 0

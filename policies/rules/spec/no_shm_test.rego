@@ -7,7 +7,7 @@ _group(t, gpus, shm) := {
 	"template": {"gpuLimit": gpus, "shmMemory": shm, "containers": [{"name": "pytorch", "image": "pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime"}]},
 }
 
-_job(kind, groups) := {"kind": kind, "name": "resnet", "namespace": "vision", "createdAt": "2026-03-01T10:00:00Z", "replicas": groups, "spec": {}}
+_job(kind, groups) := {"kind": kind, "name": "resnet", "namespace": "vision", "phase": "Failed", "createdAt": "2026-03-01T10:00:00Z", "replicas": groups, "spec": {}}
 
 test_gpu_workers_without_shm if {
 	fs := no_shm.findings with input as _job("PyTorchJob", [_group("Master", 8, true), _group("Worker", 8, false)])
@@ -33,4 +33,9 @@ test_host_ipc_silent if {
 test_cpu_pods_and_ray_silent if {
 	count(no_shm.findings) == 0 with input as _job("PyTorchJob", [_group("Worker", 0, false)])
 	count(no_shm.findings) == 0 with input as _job("RayJob", [_group("gpu-group", 8, false)])
+}
+
+test_succeeded_job_silent if {
+	j := object.union(_job("PyTorchJob", [_group("Worker", 8, false)]), {"phase": "Succeeded"})
+	count(no_shm.findings) == 0 with input as j
 }
