@@ -46,8 +46,8 @@ findings contains f if {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {
 			"unit": tp.unit,
-			"baseline": round(tp.baseline * 10) / 10,
-			"recent": round(tp.recent * 10) / 10,
+			"baseline": _fmt(tp.baseline),
+			"recent": _fmt(tp.recent),
 			"percent": round((tp.recent / tp.baseline) * 100),
 		},
 		"evidence": [{
@@ -60,3 +60,8 @@ findings contains f if {
 		"time": object.get(tp, "recentSince", ""),
 	}
 }
+
+# Rates print without exponent: "1029376" tokens/s, "2.4" it/s.
+_fmt(x) := sprintf("%.0f", [x]) if x >= 100
+
+else := sprintf("%.1f", [x])

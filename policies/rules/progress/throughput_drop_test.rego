@@ -7,7 +7,7 @@ _job(tp) := {"kind": "PyTorchJob", "name": "gpt", "namespace": "ml", "phase": "R
 test_fires_on_drop if {
 	fs := throughput_drop.findings with input as _job({"unit": "samples/s", "samples": 40, "baseline": 148.9, "recent": 52.3, "last": 51, "recentSince": "2026-03-01T11:00:00Z"})
 	some f in fs
-	f.params == {"unit": "samples/s", "baseline": 148.9, "recent": 52.3, "percent": 35}
+	f.params == {"unit": "samples/s", "baseline": "149", "recent": "52.3", "percent": 35}
 	f.time == "2026-03-01T11:00:00Z"
 }
 
