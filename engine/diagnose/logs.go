@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/execout"
 	"github.com/traindoc/traindoc/engine/logscan"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/snapshot"
@@ -29,6 +30,9 @@ func newLogScanner(e *policy.Engine) (*logScanner, error) {
 // outputs. It returns warnings for files it could not read.
 func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
 	var warnings []string
+	// Checkpoint listings print recent times without a year; the snapshot
+	// time anchors them.
+	now, _ := parseTime(job.Now)
 	for i := range job.Pods {
 		pod := &job.Pods[i]
 		for _, ref := range s.Logs[pod.Name] {
@@ -42,7 +46,7 @@ func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
 			c.Logs = append(c.Logs, lf)
 		}
 		if dir, ok := s.Exec[pod.Name]; ok {
-			out, errs := parseExec(dir)
+			out, errs := execout.ParseDirAt(dir, now)
 			pod.Exec = out
 			for _, err := range errs {
 				warnings = append(warnings, err.Error())
@@ -83,6 +87,3 @@ func containerFor(pod *evidence.Pod, name string) *evidence.Container {
 	pod.Containers = append(pod.Containers, evidence.Container{ContainerSpec: evidence.ContainerSpec{Name: name}})
 	return &pod.Containers[len(pod.Containers)-1]
 }
-
-// parseExec is replaced by the in-pod output parser.
-func parseExec(dir string) (*evidence.ExecOutputs, []error) { return nil, nil }
