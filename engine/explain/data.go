@@ -2,6 +2,8 @@ package explain
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,15 +116,17 @@ type Progress struct {
 // Limits that keep a prompt within a small model's context. Logs are the
 // bulk; the tail of an excerpt is kept because tracebacks end there.
 const (
-	maxEventEntries     = 60
-	maxEventChars       = 6000
-	maxLogChars         = 12000
-	maxExcerptLines     = 40
-	maxExcerptChars     = 4000
-	maxEvidencePerFind  = 3
-	maxSubjectsListed   = 8
-	maxDiagnosisFinding = 3
-	notApplicable       = "N/A"
+	maxEventEntries    = 60
+	maxEventChars      = 6000
+	maxLogChars        = 12000
+	maxExcerptLines    = 40
+	maxExcerptChars    = 4000
+	maxEvidencePerFind = 3
+	// Other findings are often consequences repeating one line per rank.
+	maxEvidencePerConsequence = 1
+	maxSubjectsListed         = 8
+	maxDiagnosisFinding       = 3
+	notApplicable             = "N/A"
 )
 
 // labels are the few words the data blocks use, in each prompt language.
@@ -480,49 +484,92 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// eventInfo renders the timeline as one fenced block. When it is too long,
-// warnings are kept before normal entries, and the kept entries stay in time
-// order.
+// eventInfo renders the timeline as one fenced block. Entries that say the
+// same thing about different objects (64 pods created, 63 containers exiting
+// with code 1 at once) become one line at the time of the first, so a large
+// job does not drown the few entries that matter. When it is still too long, warnings
+// are kept before normal entries, and the kept lines stay in time order.
 func eventInfo(tl []report.Entry, lang string) string {
 	if len(tl) == 0 {
 		return label(lang, "noEvents")
 	}
-	keep := make([]bool, len(tl))
-	n := 0
-	for pass := 0; pass < 2 && n < maxEventEntries; pass++ {
-		for i, e := range tl {
-			if n == maxEventEntries {
-				break
-			}
-			if !keep[i] && (pass == 1 || e.Warning) {
-				keep[i] = true
-				n++
-			}
-		}
+	type group struct {
+		first, last report.Entry
+		key         string
+		count       int
+		objects     []string
 	}
-	var lines []string
-	size := 0
-	for i, e := range tl {
-		if !keep[i] {
+	var groups []group
+	byKey := map[string]int{}
+	for _, e := range tl {
+		key := e.Kind + "\x00" + strconv.FormatBool(e.Warning) + "\x00" + indexedName.ReplaceAllString(e.Text, "<name>")
+		// Warnings merge only with the entry just before, so the first
+		// failure keeps its own line and time; normal entries merge with
+		// any earlier one.
+		if i, ok := byKey[key]; ok && (!e.Warning || i == len(groups)-1) {
+			g := &groups[i]
+			g.last = e
+			g.count++
+			if !slices.Contains(g.objects, e.Object) {
+				g.objects = append(g.objects, e.Object)
+			}
 			continue
 		}
+		byKey[key] = len(groups)
+		groups = append(groups, group{first: e, last: e, key: key, count: 1, objects: []string{e.Object}})
+	}
+	lines := make([]string, len(groups))
+	for i, g := range groups {
 		w := ""
-		if e.Warning {
+		if g.first.Warning {
 			w = " WARNING"
 		}
-		l := fmt.Sprintf("%s [%s%s] %s: %s", e.Time, e.Kind, w, e.Object, oneLine(e.Text))
-		l = redact.String(l)
-		if size+len(l) > maxEventChars {
-			break
+		when, objs, text := g.first.Time, g.first.Object, oneLine(g.first.Text)
+		if g.last.Time != g.first.Time {
+			when += ".." + g.last.Time
 		}
-		size += len(l) + 1
-		lines = append(lines, l)
+		if n := len(g.objects); n > 1 {
+			shown := g.objects[:min(n, 3)]
+			objs = strings.Join(shown, ", ")
+			if n > len(shown) {
+				objs += fmt.Sprintf(" and %d more", n-len(shown))
+			}
+		} else if g.count > 1 {
+			text += fmt.Sprintf(" (and %d similar)", g.count-1)
+		}
+		lines[i] = redact.String(fmt.Sprintf("%s [%s%s] %s: %s", when, g.first.Kind, w, objs, text))
 	}
-	if skipped := len(tl) - len(lines); skipped > 0 {
-		lines = append(lines, fmt.Sprintf("(%d more entries omitted)", skipped))
+	keep := make([]bool, len(groups))
+	n, size := 0, 0
+	for pass := 0; pass < 2; pass++ {
+		for i, g := range groups {
+			if keep[i] || (pass == 0 && !g.first.Warning) || n == maxEventEntries || size+len(lines[i]) > maxEventChars {
+				continue
+			}
+			keep[i] = true
+			n++
+			size += len(lines[i]) + 1
+		}
 	}
-	return Fence(strings.Join(lines, "\n"))
+	var out []string
+	omitted := 0
+	for i, g := range groups {
+		if keep[i] {
+			out = append(out, lines[i])
+		} else {
+			omitted += g.count
+		}
+	}
+	if omitted > 0 {
+		out = append(out, fmt.Sprintf("(%d more entries omitted)", omitted))
+	}
+	return Fence(strings.Join(out, "\n"))
 }
+
+// indexedName matches object names that end in an index (pod
+// llm70b-pt-worker-17), so that "Created pod: x-worker-0" and "... x-worker-1"
+// group together while "exit code 1" and "exit code 137" do not.
+var indexedName = regexp.MustCompile(`\b[a-z0-9]+(?:[-.][a-z0-9]+)*-\d+\b`)
 
 // logInfo renders the log evidence of the findings, primary first, each
 // excerpt under a header line naming its source, then fenced.
@@ -546,7 +593,7 @@ func logInfo(d *Data, lang string) string {
 				continue
 			}
 			seen[k] = true
-			if n == maxEvidencePerFind {
+			if n == maxEvidencePerFind || (n == maxEvidencePerConsequence && !f.Primary) {
 				omitted++
 				continue
 			}

@@ -4,8 +4,11 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traindoc/traindoc/engine/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden prompts in testdata/golden")
@@ -206,5 +209,32 @@ func TestTemplatesUseEveryVariable(t *testing.T) {
 		if !strings.Contains(user, want) {
 			t.Errorf("prompt lacks %q", want)
 		}
+	}
+}
+
+func TestEventInfoGroupsRepeats(t *testing.T) {
+	var tl []report.Entry
+	for i := 0; i < 40; i++ {
+		n := strconv.Itoa(i)
+		tl = append(tl,
+			report.Entry{Time: "2025-01-01T00:00:01Z", Kind: "event", Object: "PyTorchJob/j", Text: "Created pod: j-worker-" + n},
+			report.Entry{Time: "2025-01-01T00:00:02Z", Kind: "pod", Object: "Pod/j-worker-" + n, Text: "created"})
+	}
+	tl = append(tl,
+		report.Entry{Time: "2025-01-01T01:00:00Z", Kind: "container", Object: "Pod/j-worker-7", Text: "exit code 137", Warning: true},
+		report.Entry{Time: "2025-01-01T01:00:01Z", Kind: "container", Object: "Pod/j-worker-1", Text: "exit code 1", Warning: true},
+		report.Entry{Time: "2025-01-01T01:00:02Z", Kind: "container", Object: "Pod/j-worker-2", Text: "exit code 1", Warning: true},
+		report.Entry{Time: "2025-01-01T01:00:03Z", Kind: "container", Object: "Pod/j-worker-9", Text: "exit code 137", Warning: true},
+	)
+	got := eventInfo(tl, "en")
+	want := "```text\n" +
+		"2025-01-01T00:00:01Z [event] PyTorchJob/j: Created pod: j-worker-0 (and 39 similar)\n" +
+		"2025-01-01T00:00:02Z [pod] Pod/j-worker-0, Pod/j-worker-1, Pod/j-worker-2 and 37 more: created\n" +
+		"2025-01-01T01:00:00Z [container WARNING] Pod/j-worker-7: exit code 137\n" +
+		"2025-01-01T01:00:01Z..2025-01-01T01:00:02Z [container WARNING] Pod/j-worker-1, Pod/j-worker-2: exit code 1\n" +
+		"2025-01-01T01:00:03Z [container WARNING] Pod/j-worker-9: exit code 137\n" +
+		"```"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
