@@ -377,3 +377,17 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+func TestIsAzure(t *testing.T) {
+	for u, want := range map[string]bool{
+		"https://my-res.openai.azure.com":              true,
+		"https://my-res.cognitiveservices.azure.com/":  true,
+		"https://api.openai.com/v1":                    false,
+		"http://localhost:11434/v1":                    false,
+		"https://openai.azure.com.attacker.example/v1": false,
+	} {
+		if got := isAzure(u); got != want {
+			t.Errorf("isAzure(%q) = %v, want %v", u, got, want)
+		}
+	}
+}
