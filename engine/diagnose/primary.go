@@ -36,7 +36,8 @@ type explainer interface {
 // is the root with the highest severity, then the earliest layer, then the
 // earliest first evidence. Every explained finding records which finding
 // explains it, preferring the primary. A job with no finding at warning or
-// above is healthy, and its primary is the healthy finding.
+// above is healthy, and its primary is the healthy finding; an unhealthy
+// job reports no healthy finding.
 func choosePrimary(e explainer, j *report.Job) {
 	fs := j.Findings
 	explains := func(a, b int) bool {
@@ -122,10 +123,11 @@ func choosePrimary(e explainer, j *report.Job) {
 		j.Primary = noFinding()
 	}
 	// Fallback findings ("no more specific cause found") that something
-	// explains are not reported at all.
+	// explains are not reported at all, nor is a healthy finding on a job
+	// that is not healthy: it would contradict the verdict.
 	kept := fs[:0]
 	for _, f := range fs {
-		if f.Consequence && e.Fallback(f.Category) {
+		if (f.Consequence && e.Fallback(f.Category)) || (!j.Healthy && f.Category == report.CategoryHealthy) {
 			continue
 		}
 		kept = append(kept, f)
