@@ -13,6 +13,7 @@ import (
 	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/engine/snapshot"
 )
@@ -79,7 +80,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, e
 		Tool:          report.Tool{Name: "traindoc", Version: d.opts.Version},
 		CollectedAt:   snap.CollectedAt,
 		Source:        snapshotSource(snap),
-		Warnings:      append([]string{}, snap.Warnings...),
+		Warnings:      redact.Lines(append([]string{}, snap.Warnings...)),
 		Jobs:          make([]report.Job, len(jobs)),
 	}
 	if rep.CollectedAt == "" && len(jobs) > 0 {
@@ -173,6 +174,7 @@ func (d *Diagnoser) diagnoseJob(ctx context.Context, job *evidence.Job) (report.
 	}
 	choosePrimary(d.engine, &rj)
 	rj.Summary = summary(&rj)
+	redactJob(&rj)
 	return rj, nil
 }
 
