@@ -11,8 +11,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "{{.object}} stopped retrying after {{.retries}} (backoff limit {{.limit}})."
-#     zh: "{{.object}} 已停止重试：{{.retries}}（backoff limit 为 {{.limit}}）。"
+#     en: "{{.object}} gave up after {{if .restarts}}{{.restarts}} restarts{{else}}repeated pod failures{{end}}{{if .limit}} (backoff limit {{.limit}}){{end}}."
+#     zh: "{{.object}} 在{{if .restarts}} {{.restarts}} 次重启{{else}}多次 Pod 失败{{end}}后放弃重试{{if .limit}}（backoff limit 为 {{.limit}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - Look at why the pods failed, not at the limit: the first failed pod's exit code, reason and log (`kubectl logs <pod> --previous`) name the cause; the report's other findings usually do.
@@ -40,7 +40,7 @@ _status := object.get(input, "status", {})
 
 _limit := sprintf("%d", [l]) if {
 	l := input.spec.runPolicy.backoffLimit
-} else := "?"
+} else := ""
 
 _backoff_text := `(?i)BackoffLimitExceeded|backoff ?limit|reached the specified backoff`
 
@@ -58,16 +58,16 @@ _hit(conds) := c if {
 	regex.match(_backoff_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
 }
 
-_retries := sprintf("%d restarts", [n]) if {
+_retries := n if {
 	n := _status.backoffCount
 	n > 0
-} else := "repeated pod failures"
+} else := 0
 
 findings contains f if {
 	c := _hit(object.get(_status, "conditions", []))
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": _limit},
+		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": _limit},
 		"evidence": [k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 		"severity": _severity,
@@ -80,7 +80,7 @@ findings contains f if {
 	regex.match(_backoff_text, object.get(_status, "reason", ""))
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": _limit},
+		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": _limit},
 		"evidence": [k8s.field_evidence(_ref, "status.reason", trim_space(sprintf("%s %s", [_status.reason, object.get(_status, "message", "")])))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
 		"severity": _severity,
@@ -93,14 +93,15 @@ findings contains f if {
 	c := _hit(ch.conditions)
 	f := {
 		"subject": {"kind": ch.kind, "name": ch.name},
-		"params": {"object": sprintf("%s %s", [ch.kind, ch.name]), "retries": "repeated pod failures", "limit": _child_limit(c)},
+		"params": {"object": sprintf("%s %s", [ch.kind, ch.name]), "restarts": 0, "limit": _child_limit(c)},
 		"evidence": [k8s.condition_evidence({"kind": ch.kind, "namespace": object.get(ch, "namespace", ""), "name": ch.name}, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 		"severity": _severity,
 	}
 }
 
-_child_limit(_) := _limit
+# The child's own limit is not in the evidence; the job's may differ.
+_child_limit(_) := ""
 
 # Restart budgets counted by the controller: T9k backoffCount reaching
 # runPolicy.backoffLimit, RayJob failed attempts beyond backoffLimit.
@@ -116,7 +117,7 @@ findings contains f if {
 	_exhausted(n, l)
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "retries": _retries, "limit": sprintf("%d", [l])},
+		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": sprintf("%d", [l])},
 		"evidence": [k8s.field_evidence(_ref, "status.backoffCount", sprintf("backoffCount=%d, backoffLimit=%d", [n, l]))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
 		"severity": _severity,

@@ -34,7 +34,7 @@ test_t9k_backoff_count if {
 	j := {"kind": "PyTorchTrainingJob", "name": "yolo", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 2}}, "status": {"conditions": [], "backoffCount": 2}}
 	fs := backoff_exceeded.findings with input as j
 	some f in fs
-	f.params.retries == "2 restarts"
+	f.params.restarts == 2
 	f.severity == "error"
 }
 

@@ -52,21 +52,29 @@ _quota := `exceeded quota|failed quota`
 # and KubeRay FailedCreate*/FailedToCreate*.
 _reason := `^(FailedCreate\w*|FailedToCreate\w*|\w*CreationFailed|\w*BuildFailed|ErrCreate\w*|CreateFailed)$`
 
-_what(e) := "pods" if {
+_what(e) := "Pod" if {
 	regex.match(`(?i)pod`, e.reason)
-} else := "pods" if {
+} else := "Pod" if {
 	regex.match(`pods "[^"]+" is forbidden|Error creating: pods`, e.message)
 } else := "PodGroup" if {
 	regex.match(`(?i)podgroup`, e.reason)
 } else := "Service" if {
 	regex.match(`(?i)service`, e.reason)
-} else := "workload"
+} else := "JobSet/Job"
 
-_controller(e) := "The Trainer controller" if {
+_controller(e) := "trainer-controller-manager" if {
 	e.object.kind == "TrainJob"
-} else := sprintf("The %s controller", [e.object.kind]) if {
-	e.object.kind in {"JobSet", "Job", "ReplicaSet", "RayCluster", "RayJob"}
-} else := "The training operator"
+} else := "jobset-controller" if {
+	e.object.kind == "JobSet"
+} else := "job-controller" if {
+	e.object.kind == "Job"
+} else := "replicaset-controller" if {
+	e.object.kind == "ReplicaSet"
+} else := "kuberay-operator" if {
+	e.object.kind in {"RayCluster", "RayJob"}
+} else := "tensorstack-operator" if {
+	e.object.kind == "PyTorchTrainingJob"
+} else := "training-operator"
 
 _short(msg) := trim_space(x) if {
 	parts := split(msg, "Error creating: ")
@@ -96,7 +104,7 @@ findings contains f if {
 	object.get(c, "reason", "") in {"JobsBuildFailed", "JobsCreationFailed"}
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"controller": "The Trainer controller", "what": "JobSet", "detail": trim_space(sprintf("%s: %s", [c.reason, object.get(c, "message", "")]))},
+		"params": {"controller": "trainer-controller-manager", "what": "JobSet", "detail": trim_space(sprintf("%s: %s", [c.reason, object.get(c, "message", "")]))},
 		"evidence": [k8s.condition_evidence(_ref, "status.conditions[Created]", c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -141,7 +149,7 @@ findings contains f if {
 	not regex.match(_quota, e.message)
 	f := {
 		"subject": {"kind": "TrainJob", "name": e.object.name},
-		"params": {"controller": "The Trainer controller", "what": "JobSet", "detail": trim_space(e.message)},
+		"params": {"controller": "trainer-controller-manager", "what": "JobSet", "detail": trim_space(e.message)},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}

@@ -25,7 +25,7 @@ test_trainjob_without_conditions if {
 	fs := creation_failed.findings with input as j
 	count(fs) == 1
 	some f in fs
-	f.params.controller == "The Trainer controller"
+	f.params.controller == "trainer-controller-manager"
 	f.subject == {"kind": "TrainJob", "name": "dpo"}
 }
 
@@ -38,8 +38,8 @@ test_pod_security_forbidden if {
 	fs := creation_failed.findings with input as j
 	count({f.params | some f in fs}) == 1
 	some f in fs
-	f.params.what == "pods"
-	f.params.controller == "The training operator"
+	f.params.what == "Pod"
+	f.params.controller == "training-operator"
 	startswith(f.params.detail, `pods "…" are forbidden: violates PodSecurity`)
 }
 

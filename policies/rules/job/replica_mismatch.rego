@@ -12,8 +12,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "{{.group}}: {{.expected}} replica(s) expected, {{.created}} created, {{.running}} running{{if .detail}} ({{.detail}}){{end}}."
-#     zh: "{{.group}}：期望 {{.expected}} 个副本，已创建 {{.created}} 个，运行中 {{.running}} 个{{if .detail}}（{{.detail}}）{{end}}。"
+#     en: "{{.group}}: {{.expected}} replica(s) expected, {{.created}} created, {{.running}} running{{if .controller}} (controller reports {{.controller}}){{end}}."
+#     zh: "{{.group}}：期望 {{.expected}} 个副本，已创建 {{.created}} 个，运行中 {{.running}} 个{{if .controller}}（控制器报告 {{.controller}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - Compare the job's status with its pods: `kubectl get <kind> <name> -o yaml` (replicaStatuses / aggregate) and `kubectl get pods -l <job label>`.
@@ -60,7 +60,7 @@ _group_hits contains [g, detail] if {
 	_settled
 	some g in _list(input.replicas)
 	g.created < _wanted(g)
-	detail := sprintf("%d pod(s) never created", [_wanted(g) - g.created])
+	detail := ""
 }
 
 # All pods exist, but fewer run than expected while the job says Running.
@@ -70,7 +70,7 @@ _group_hits contains [g, detail] if {
 	some g in _list(input.replicas)
 	g.created >= _wanted(g)
 	g.running + g.succeeded < _wanted(g)
-	detail := sprintf("%d pod(s) not running", [_wanted(g) - (g.running + g.succeeded)])
+	detail := ""
 }
 
 findings contains f if {
@@ -78,7 +78,7 @@ findings contains f if {
 	[g, detail] := h
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"group": g.type, "expected": _wanted(g), "created": g.created, "running": g.running, "detail": detail},
+		"params": {"group": g.type, "expected": _wanted(g), "created": g.created, "running": g.running, "controller": detail},
 		"evidence": [k8s.field_evidence(_ref, sprintf("replicas[%s]", [g.type]), sprintf("expected=%d created=%d pending=%d running=%d succeeded=%d failed=%d", [g.expected, g.created, object.get(g, "pending", 0), g.running, object.get(g, "succeeded", 0), object.get(g, "failed", 0)]))],
 		"time": input.now,
 	}
@@ -105,7 +105,7 @@ findings contains f if {
 	detail := concat(", ", [sprintf("%s=%d", [k, _stuck[k]]) | some k in sort(object.keys(_stuck))])
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"group": "all replicas", "expected": expected, "created": created, "running": running, "detail": detail},
+		"params": {"group": "all replicas", "expected": expected, "created": created, "running": running, "controller": detail},
 		"evidence": [k8s.field_evidence(_ref, "status.aggregate", concat(", ", [sprintf("%s=%d", [k, _counts[k]]) | some k in sort(object.keys(_counts))]))],
 		"time": input.now,
 	}

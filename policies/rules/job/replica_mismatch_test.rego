@@ -15,14 +15,14 @@ test_two_of_four_workers if {
 	fs := replica_mismatch.findings with input as _job("Running", [object.union(_group("worker", 4, 2, 2), {"minReplicas": 2, "maxReplicas": 4})])
 	count(fs) == 1
 	some f in fs
-	f.params == {"group": "worker", "expected": 4, "created": 2, "running": 2, "detail": "2 pod(s) never created"}
+	f.params == {"group": "worker", "expected": 4, "created": 2, "running": 2, "controller": ""}
 	f.subject == {"kind": "PyTorchTrainingJob", "name": "glm4"}
 }
 
 test_aggregate_only if {
 	fs := replica_mismatch.findings with input as _job("Running", [])
 	some f in fs
-	f.params.detail == "creating=2"
+	f.params.controller == "creating=2"
 	f.params.running == 2
 }
 

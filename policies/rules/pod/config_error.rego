@@ -11,8 +11,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Container cannot be created ({{.problem}}): {{.detail}}"
-#     zh: "容器无法创建（{{.problem}}）：{{.detail}}"
+#     en: "Container cannot be created ({{if eq .problem \"secret\"}}missing secret{{else if eq .problem \"configmap\"}}missing configmap{{else if eq .problem \"key\"}}missing key{{else if eq .problem \"token\"}}missing service account token{{else if eq .problem \"command\"}}command not found{{else if eq .problem \"attach\"}}volume attach{{else if eq .problem \"mount\"}}volume mount{{else if eq .problem \"sandbox\"}}pod sandbox{{else if eq .problem \"config\"}}container config{{end}}): {{.detail}}"
+#     zh: "容器无法创建（{{if eq .problem \"secret\"}}缺少 Secret{{else if eq .problem \"configmap\"}}缺少 ConfigMap{{else if eq .problem \"key\"}}缺少键{{else if eq .problem \"token\"}}缺少 ServiceAccount 令牌{{else if eq .problem \"command\"}}找不到命令{{else if eq .problem \"attach\"}}卷挂接失败{{else if eq .problem \"mount\"}}卷挂载失败{{else if eq .problem \"sandbox\"}}Pod 沙箱创建失败{{else if eq .problem \"config\"}}容器配置错误{{end}}）：{{.detail}}"
 #   remediation:
 #     en: |
 #       - Missing Secret or ConfigMap: `kubectl get secret,configmap -n <namespace>`; create it in the job's namespace or fix the name in `env`, `envFrom` or `volumes`.
@@ -43,20 +43,20 @@ _terminated_reasons := {"StartError", "ContainerCannotRun"}
 # What went wrong, from the message; first match wins. The owner is who
 # fixes it: the job's spec, or the platform's storage.
 _problems := [
-	["pod sandbox", "platform", `(?i)sandbox|failed to setup network|CNI`],
-	["missing secret", "user", `secret "[^"]+" not found|secrets? "[^"]+" not found`],
-	["missing configmap", "user", `configmaps? "[^"]+" not found`],
-	["missing key", "user", `couldn't find key [^\s]+ in (ConfigMap|Secret)`],
-	["missing service account token", "platform", `serviceaccounts? "[^"]+" not found|kube-root-ca\.crt`],
-	["command not found", "user", `executable file not found|no such file or directory|exec format error|permission denied`],
-	["volume attach", "platform", `AttachVolume|Multi-Attach error|unattached volumes|timed out waiting for the condition|context deadline exceeded`],
-	["volume mount", "platform", `MountVolume|mount failed|MountDevice|failed to mount|unmounted volumes`],
+	["sandbox", "platform", `(?i)sandbox|failed to setup network|CNI`],
+	["secret", "user", `secret "[^"]+" not found|secrets? "[^"]+" not found`],
+	["configmap", "user", `configmaps? "[^"]+" not found`],
+	["key", "user", `couldn't find key [^\s]+ in (ConfigMap|Secret)`],
+	["token", "platform", `serviceaccounts? "[^"]+" not found|kube-root-ca\.crt`],
+	["command", "user", `executable file not found|no such file or directory|exec format error|permission denied`],
+	["attach", "platform", `AttachVolume|Multi-Attach error|unattached volumes|timed out waiting for the condition|context deadline exceeded`],
+	["mount", "platform", `MountVolume|mount failed|MountDevice|failed to mount|unmounted volumes`],
 ]
 
 _problem(text) := [p[0], p[1]] if {
 	hits := [p | some p in _problems; regex.match(p[2], text)]
 	p := hits[0]
-} else := ["container config", "user"]
+} else := ["config", "user"]
 
 # The core of a message: the part after the runtime's preamble.
 _detail(msg) := trim_space(trim_suffix(x, ": unknown")) if {

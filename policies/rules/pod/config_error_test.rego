@@ -12,7 +12,7 @@ test_missing_secret if {
 	fs := config_error.findings with input as {"pods": [_pod("llm-worker-0", st, {})], "events": []}
 	count(fs) == 1
 	some f in fs
-	f.params == {"problem": "missing secret", "detail": `secret "hf-token" not found`}
+	f.params == {"problem": "secret", "detail": `secret "hf-token" not found`}
 	f.subject == {"kind": "Pod", "name": "llm-worker-0", "container": "trainer"}
 	f.owner == "user"
 }
@@ -21,7 +21,7 @@ test_missing_key if {
 	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": "couldn't find key NCCL_SOCKET_IFNAME in ConfigMap ml/nccl-env"}
 	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
 	some f in fs
-	f.params.problem == "missing key"
+	f.params.problem == "key"
 }
 
 test_torchrun_not_in_path if {
@@ -33,7 +33,7 @@ test_torchrun_not_in_path if {
 	}
 	fs := config_error.findings with input as {"pods": [_pod("w-0", st, last)], "events": []}
 	some f in fs
-	f.params.problem == "command not found"
+	f.params.problem == "command"
 	f.params.detail == `exec: "torchrun": executable file not found in $PATH`
 	f.time == "2026-03-01T10:01:00Z"
 }
@@ -47,7 +47,7 @@ test_failed_mount_event if {
 	}
 	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": [e]}
 	some f in fs
-	f.params.problem == "missing configmap"
+	f.params.problem == "configmap"
 	f.subject == {"kind": "Pod", "name": "w-0"}
 }
 

@@ -11,8 +11,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "Pod evicted ({{.cause}}{{if .resource}}, {{.resource}}{{end}})."
-#     zh: "Pod 被驱逐（{{.cause}}{{if .resource}}，{{.resource}}{{end}}）。"
+#     en: "Pod {{if eq .cause \"admission\"}}rejected by its node at admission{{else if eq .cause \"drain\"}}evicted through the Eviction API (drain){{else if eq .cause \"shutdown\"}}terminated by a node shutdown{{else}}evicted by the kubelet under node pressure{{end}}{{if .resource}} ({{.resource}}){{end}}."
+#     zh: "Pod {{if eq .cause \"admission\"}}在准入时被节点拒绝{{else if eq .cause \"drain\"}}被 Eviction API 驱逐（节点排空）{{else if eq .cause \"shutdown\"}}因节点关机被终止{{else}}因节点资源压力被 kubelet 驱逐{{end}}{{if .resource}}（{{.resource}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - Node pressure (memory, ephemeral-storage): see what filled the node, `kubectl describe node <node>` (Conditions, Allocated resources). Give the pod requests equal to what it uses, so it is not the first chosen for eviction (Guaranteed QoS: requests = limits).
@@ -60,14 +60,14 @@ findings contains f if {
 	}
 }
 
-_pod_cause("Evicted", msg) := "node pressure" if not contains(msg, "Pod was rejected")
+_pod_cause("Evicted", msg) := "pressure" if not contains(msg, "Pod was rejected")
 
-_pod_cause(r, msg) := "rejected at admission" if {
+_pod_cause(r, msg) := "admission" if {
 	r != "Evicted"
 	_rejected(r, msg)
 }
 
-_pod_cause(r, msg) := "node shutdown" if {
+_pod_cause(r, msg) := "shutdown" if {
 	r in {"Shutdown", "NodeShutdown", "Terminated"}
 	not _rejected(r, msg)
 }
@@ -96,7 +96,7 @@ findings contains f if {
 	c.type == "DisruptionTarget"
 	c.status == "True"
 	c.reason in {"EvictionByEvictionAPI", "TerminationByKubelet"}
-	cause := {"EvictionByEvictionAPI": "eviction API (drain)", "TerminationByKubelet": "node pressure"}[c.reason]
+	cause := {"EvictionByEvictionAPI": "drain", "TerminationByKubelet": "pressure"}[c.reason]
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
 		"params": {"cause": cause, "resource": _resource(object.get(c, "message", ""))},
@@ -123,9 +123,9 @@ findings contains f if {
 	}
 }
 
-_event_cause(msg) := "eviction API (drain)" if {
+_event_cause(msg) := "drain" if {
 	regex.match(`(?i)eviction API|drain`, msg)
-} else := "node pressure"
+} else := "pressure"
 
 _has_pod_finding(name) if {
 	some pod in _list(input.pods)

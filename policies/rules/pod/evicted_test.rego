@@ -12,7 +12,7 @@ test_memory_pressure if {
 	fs := evicted.findings with input as {"pods": [_pod("gpt-worker-2", "Evicted", msg, [])], "events": []}
 	count(fs) == 1
 	some f in fs
-	f.params == {"cause": "node pressure", "resource": "memory"}
+	f.params == {"cause": "pressure", "resource": "memory"}
 	f.subject == {"kind": "Pod", "name": "gpt-worker-2"}
 	f.owner == "platform"
 }
@@ -29,7 +29,7 @@ test_gpu_admission_rejected if {
 	msg := "Pod was rejected: Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 8, Available: 7, which is unexpected"
 	fs := evicted.findings with input as {"pods": [_pod("w-0", "UnexpectedAdmissionError", msg, [])], "events": []}
 	some f in fs
-	f.params == {"cause": "rejected at admission", "resource": "nvidia.com/gpu"}
+	f.params == {"cause": "admission", "resource": "nvidia.com/gpu"}
 }
 
 test_drain_condition if {
@@ -37,7 +37,7 @@ test_drain_condition if {
 	pod := object.union(_pod("w-0", "", "", [c]), {"phase": "Running"})
 	fs := evicted.findings with input as {"pods": [pod], "events": []}
 	some f in fs
-	f.params.cause == "eviction API (drain)"
+	f.params.cause == "drain"
 	f.time == "2026-03-01T09:00:00Z"
 }
 

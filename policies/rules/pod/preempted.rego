@@ -11,7 +11,7 @@
 #   owner: platform
 #   message:
 #     en: "Preempted by {{.by}} to make room for a higher-priority workload."
-#     zh: "作业被 {{.by}} 抢占，资源让给了优先级更高的工作负载。"
+#     zh: "被 {{.by}} 抢占，资源让给了优先级更高的工作负载。"
 #   remediation:
 #     en: |
 #       - See who took the resources: the Preempted events name the preemptor (`kubectl get events --field-selector reason=Preempted`); for Kueue, `kubectl describe workload <name>`.
@@ -45,7 +45,7 @@ findings contains f if {
 	c.reason in {"PreemptionByScheduler", "PreemptionByKubeScheduler"}
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"by": "the scheduler"},
+		"params": {"by": "kube-scheduler"},
 		"evidence": array.concat([k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[DisruptionTarget]", c)], _pod_events(pod.name)),
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -89,7 +89,7 @@ findings contains f if {
 
 _event_by(e) := "Volcano" if {
 	regex.match(`(?i)because of (preempt|reclaim)|volcano`, sprintf("%s %s", [e.message, object.get(e, "source", "")]))
-} else := "the scheduler"
+} else := "kube-scheduler"
 
 # Kueue: the Workload's Evicted condition with reason Preempted, or its
 # Preempted condition (InClusterQueue, InCohortReclamation, ...).

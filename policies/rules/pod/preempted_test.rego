@@ -18,7 +18,7 @@ test_scheduler_preemption if {
 	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("bert-worker-1", [c])], "events": [e]}
 	count(fs) == 1
 	some f in fs
-	f.params.by == "the scheduler"
+	f.params.by == "kube-scheduler"
 	f.subject == {"kind": "Pod", "name": "bert-worker-1"}
 	count(f.evidence) == 2
 }

@@ -12,8 +12,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "{{.quota}} refuses the job: {{.limit}}."
-#     zh: "{{.quota}} 拒绝了该作业：{{.limit}}。"
+#     en: "{{.quota}} refuses the job{{if .resources}} ({{.resources}}){{end}}: {{.detail}}"
+#     zh: "{{.quota}} 拒绝了该作业{{if .resources}}（{{.resources}}）{{end}}：{{.detail}}"
 #   remediation:
 #     en: |
 #       - See the quota and what is used: `kubectl describe resourcequota -n <namespace>`; for Kueue, `kubectl describe clusterqueue <queue>` and `kubectl get workloads -n <namespace>`.
@@ -55,7 +55,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [m[0][1]]), "limit": sprintf("exceeded quota on %s", [_keys(m[0][3])])},
+		"params": {"quota": sprintf("ResourceQuota %s", [m[0][1]]), "resources": _keys(m[0][3]), "detail": sprintf("limited: %s", [trim_right(m[0][3], ".\"")])},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -71,7 +71,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [m[0][2]]), "limit": _short_reason(m[0])},
+		"params": {"quota": sprintf("ResourceQuota %s", [m[0][2]]), "resources": _must(m[0]), "detail": _short_reason(m[0])},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -79,7 +79,11 @@ findings contains f if {
 
 _short_reason(m) := m[3] if m[3] != ""
 
-else := "exceeded quota"
+else := sprintf("%s quota", [m[1]])
+
+_must(m) := concat(", ", split(trim_prefix(m[3], "must specify "), ",")) if m[3] != ""
+
+else := ""
 
 # "requests.nvidia.com/gpu=16,limits.cpu=8" -> "requests.nvidia.com/gpu, limits.cpu"
 _keys(s) := concat(", ", sort({k |
@@ -103,7 +107,7 @@ findings contains f if {
 	res := {r | some m in regex.find_all_string_submatch_n(`insufficient quota for ([^\s]+) in flavor`, seg, -1); r := m[1]}
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
-		"params": {"quota": _queue(a), "limit": sprintf("request > maximum capacity for %s", [concat(", ", sort(res))])},
+		"params": {"quota": _queue(a), "resources": concat(", ", sort(res)), "detail": trim_right(trim_space(seg), ";")},
 		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -120,7 +124,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
-		"params": {"quota": sprintf("%s %s", [m[0][1], m[0][2]]), "limit": m[0][3]},
+		"params": {"quota": sprintf("%s %s", [m[0][1], m[0][2]]), "resources": "", "detail": m[0][0]},
 		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -150,8 +154,8 @@ findings contains f if {
 	h < need
 	f := {
 		"subject": {"kind": "ResourceQuota", "name": q.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [q.name]), "limit": sprintf("hard %s=%s is below the job's total of %s", [key, hard, _fmt(need)])},
-		"evidence": [k8s.field_evidence({"kind": "ResourceQuota", "namespace": object.get(input, "namespace", ""), "name": q.name}, sprintf("spec.hard[%s]", [key]), sprintf("hard=%s used=%s; the job needs %s", [hard, object.get(object.get(q, "used", {}), key, "?"), _fmt(need)]))],
+		"params": {"quota": sprintf("ResourceQuota %s", [q.name]), "resources": key, "detail": sprintf("hard %s=%s < %s", [key, hard, _amount_text(key, need)])},
+		"evidence": [k8s.field_evidence({"kind": "ResourceQuota", "namespace": object.get(input, "namespace", ""), "name": q.name}, sprintf("spec.hard[%s]", [key]), sprintf("hard=%s used=%s; the job needs %s", [hard, object.get(object.get(q, "used", {}), key, "?"), _amount_text(key, need)]))],
 		"time": object.get(input, "createdAt", ""),
 	}
 }
@@ -190,3 +194,8 @@ _amount(c, "limits", res) := x if {
 _fmt(n) := sprintf("%d", [n]) if n == floor(n)
 
 else := sprintf("%.2f", [n])
+
+# Bytes read better in Gi.
+_amount_text(key, n) := sprintf("%sGi", [_fmt(n / 1073741824)]) if {
+	regex.match(`memory|storage`, key)
+} else := _fmt(n)

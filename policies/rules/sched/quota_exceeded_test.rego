@@ -14,7 +14,7 @@ test_operator_event if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [_event("PyTorchJob", "llm", msg)]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"quota": "ResourceQuota team-a-gpu", "limit": "exceeded quota on requests.nvidia.com/gpu"}
+	f.params == {"quota": "ResourceQuota team-a-gpu", "resources": "requests.nvidia.com/gpu", "detail": "limited: requests.nvidia.com/gpu=24"}
 	f.subject == {"kind": "PyTorchJob", "name": "llm"}
 }
 
@@ -22,7 +22,8 @@ test_failed_quota_must_specify if {
 	msg := `Error creating: pods "trainer-node-0-0-x7k2p" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory`
 	fs := quota_exceeded.findings with input as {"kind": "TrainJob", "name": "t", "events": [object.union(_event("Job", "t-node-0", msg), {"reason": "FailedCreate"})]}
 	some f in fs
-	f.params.limit == "must specify limits.cpu,limits.memory"
+	f.params.detail == "must specify limits.cpu,limits.memory"
+	f.params.resources == "limits.cpu, limits.memory"
 }
 
 test_kueue_max_capacity if {
@@ -35,7 +36,9 @@ test_kueue_max_capacity if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Suspended", "events": [], "admission": [a]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"quota": "Kueue queue team-a-queue", "limit": "request > maximum capacity for nvidia.com/gpu"}
+	f.params.quota == "Kueue queue team-a-queue"
+	f.params.resources == "nvidia.com/gpu"
+	f.params.detail == "worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)"
 }
 
 test_kueue_unused_quota_silent if {
@@ -54,7 +57,7 @@ test_resourcequota_hard_below_need if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "namespace": "team-a", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 1
 	some f in fs
-	f.params.limit == "hard requests.nvidia.com/gpu=16 is below the job's total of 32"
+	f.params.detail == "hard requests.nvidia.com/gpu=16 < 32"
 }
 
 test_quota_large_enough_silent if {
@@ -70,5 +73,5 @@ test_limits_memory_below_need if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 1
 	some f in fs
-	startswith(f.params.limit, "hard limits.memory=300Gi")
+	f.params.detail == "hard limits.memory=300Gi < 400Gi"
 }
