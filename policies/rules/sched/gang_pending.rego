@@ -165,7 +165,7 @@ findings contains f if {
 	count([a | some a in _list(input.admission); a.kind == "Workload"]) == 0
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"scheduler": "Kueue", "queue": q, "detail": "the job is suspended until its Workload is admitted (Workload not in the snapshot)"},
+		"params": {"scheduler": "Kueue", "queue": q, "detail": sprintf("kueue.x-k8s.io/queue-name=%s, phase %s, Workload not collected", [q, input.phase])},
 		"evidence": [k8s.field_evidence({"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}, "metadata.labels[kueue.x-k8s.io/queue-name]", q)],
 		"time": object.get(input, "createdAt", ""),
 	}
