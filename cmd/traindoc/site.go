@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/traindoc/traindoc/site"
+)
+
+func init() { addCommand(newSiteCmd) }
+
+func newSiteCmd() *cobra.Command {
+	var reports []string
+	var out string
+	var src *sourceFlags
+	cmd := &cobra.Command{
+		Use:   "site (--snapshot DIR... | --reports FILE.json...) --out DIR",
+		Short: "Build the static site: job index, job reports, rule catalogue, trends",
+		Long: `site builds a static site in English and Chinese from a new run (--snapshot
+directories, diagnosed now) and/or saved JSON reports of earlier runs
+(--reports, from "traindoc diagnose -o json"). The newest run fills the job
+index and job pages; every run feeds the trends. The rule catalogue shows the
+built-in rules and those of --policies.
+
+The output uses relative links only and loads nothing from the network, so it
+works from file:// (a downloaded CI artifact) and from any static host.`,
+		Example: `  traindoc site --snapshot ./snap --out public
+  traindoc site --reports history/*.json --snapshot ./snap --out public`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return usageError(errors.New("--out DIR is required"))
+			}
+			in, err := site.Collect(cmd.Context(), site.Sources{
+				Reports: reports, Snapshots: src.snapshots,
+				Policies: src.policies, DataFiles: src.data, Version: version,
+			})
+			if err != nil {
+				return usageError(err)
+			}
+			if err := site.Build(in, out); err != nil {
+				return err
+			}
+			abs, err := filepath.Abs(filepath.Join(out, "index.html"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "site: %d run(s), %d job(s) in the latest, %d rule(s)\nopen file://%s\n",
+				len(in.Runs), len(in.Runs[len(in.Runs)-1].Jobs), len(in.Rules), filepath.ToSlash(abs))
+			return nil
+		},
+	}
+	src = bindSourceFlags(cmd.Flags())
+	cmd.Flags().StringArrayVar(&reports, "reports", nil, "saved JSON report of a run (repeatable; several give trends)")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "output folder (created; an earlier site in it is replaced)")
+	return cmd
+}

@@ -1,0 +1,348 @@
+package site
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/traindoc/traindoc/internal/browser"
+)
+
+// screenshotEnv, when set to a folder, makes TestSiteScreenshots write
+// PNGs there (make site-screenshots sets it).
+const screenshotEnv = "TRAINDOC_SCREENSHOTS"
+
+// builtSite builds the fixture site into a temporary folder.
+func builtSite(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "site")
+	if err := Build(fixtureSiteInput(t), dir); err != nil {
+		t.Fatal(err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return abs
+}
+
+func startBrowser(t *testing.T) *browser.Browser {
+	t.Helper()
+	bin := browser.ForTest(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	b, err := browser.Start(ctx, bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+// tab wraps a page with the steps a reader takes.
+type tab struct {
+	t    *testing.T
+	p    *browser.Page
+	site string
+}
+
+func eval[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	v, err := browser.Eval[T](tb.p, expr)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	return v
+}
+
+// waitFor polls a boolean expression; evaluation errors during navigation
+// (the old document is gone) count as "not yet".
+func (tb *tab) waitFor(what, expr string) {
+	tb.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if ok, err := browser.Eval[bool](tb.p, expr); err == nil && ok {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tb.t.Fatalf("timed out waiting for %s (%s)", what, expr)
+}
+
+// path is the current page relative to the site folder.
+func (tb *tab) path() string {
+	tb.t.Helper()
+	href := eval[string](tb, "location.href")
+	u, err := url.Parse(href)
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	rel, err := filepath.Rel(tb.site, filepath.FromSlash(u.Path))
+	if err != nil || strings.HasPrefix(rel, "..") {
+		tb.t.Fatalf("left the site: %s", href)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// click follows the link matched by selector and waits for the page it
+// leads to to load.
+func (tb *tab) click(selector, wantPathSuffix string) {
+	tb.t.Helper()
+	js := fmt.Sprintf(`(() => { const a = document.querySelector(%s); if (!a) return ""; window.__left = true; a.click(); return a.getAttribute("href"); })()`, strconv.Quote(selector))
+	href := eval[string](tb, js)
+	if href == "" {
+		tb.t.Fatalf("no element %s on %s", selector, tb.path())
+	}
+	tb.waitFor("navigation to "+href, `!window.__left && document.readyState === "complete"`)
+	if got := tb.path(); !strings.HasSuffix(got, wantPathSuffix) {
+		tb.t.Fatalf("followed %s (%s) to %s, want …%s", selector, href, got, wantPathSuffix)
+	}
+}
+
+func (tb *tab) text() string {
+	tb.t.Helper()
+	s, err := tb.p.Text()
+	if err != nil {
+		tb.t.Fatal(err)
+	}
+	return s
+}
+
+func (tb *tab) wantText(step string, wants ...string) {
+	tb.t.Helper()
+	// Compare case-insensitively: innerText applies text-transform.
+	text := strings.ToLower(tb.text())
+	for _, w := range wants {
+		if !strings.Contains(text, strings.ToLower(w)) {
+			tb.t.Errorf("%s: page %s does not show %q", step, tb.path(), w)
+		}
+	}
+}
+
+// visibleRows returns data-id and data-cat of the index rows not hidden.
+func (tb *tab) visibleRows() [][2]string {
+	return eval[[][2]string](tb, `Array.from(document.querySelectorAll("#jobs tbody tr")).filter(r => !r.hidden && r.offsetParent !== null).map(r => [r.dataset.id, r.dataset.cat])`)
+}
+
+// TestBrowserSite walks the fixture site the way a reader does, from
+// file://: index, category filter, Chinese search, a job, the language
+// switch, a rule. Any console error, exception or request that leaves the
+// site fails the test.
+func TestBrowserSite(t *testing.T) {
+	b := startBrowser(t)
+	site := builtSite(t)
+	p, err := b.Open(filepath.Join(site, "index.html"), browser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tb := &tab{t: t, p: p, site: site}
+
+	// 1. The root page sends an English browser to the English index.
+	tb.waitFor("redirect to the English index", `location.pathname.endsWith("/en/index.html") && document.readyState === "complete"`)
+	tb.waitFor("filters ready", `document.getElementById("count").textContent !== ""`)
+	all := tb.visibleRows()
+	if len(all) < len(testFixtures) {
+		t.Fatalf("index shows %d jobs, want at least %d", len(all), len(testFixtures))
+	}
+	tb.wantText("index", "Training jobs", "Not healthy", "Primary category")
+
+	// 2. Filter to one category: only its jobs remain, and the count says so.
+	eval[bool](tb, `(() => { const s = document.getElementById("f-cat"); s.value = "exec.cuda-oom"; s.dispatchEvent(new Event("change")); return true; })()`)
+	rows := tb.visibleRows()
+	if len(rows) == 0 || len(rows) >= len(all) {
+		t.Fatalf("category filter shows %d of %d jobs", len(rows), len(all))
+	}
+	for _, r := range rows {
+		if r[1] != "exec.cuda-oom" {
+			t.Errorf("category filter shows job %s of category %s", r[0], r[1])
+		}
+	}
+	if got, want := eval[string](tb, `document.getElementById("count").textContent`), fmt.Sprintf("%d of %d jobs shown", len(rows), len(all)); got != want {
+		t.Errorf("count = %q, want %q", got, want)
+	}
+	if h := eval[string](tb, "location.hash"); h != "#cat=exec.cuda-oom" {
+		t.Errorf("filter state not in the fragment: %q", h)
+	}
+
+	// 3. Search a Chinese word that only occurs inside sentences.
+	eval[bool](tb, `(() => { document.getElementById("filters").reset(); const q = document.getElementById("q"); q.value = "镜像"; q.dispatchEvent(new Event("input")); return true; })()`)
+	tb.waitFor("reset applied", `document.getElementById("f-cat").value === ""`)
+	rows = tb.visibleRows()
+	if len(rows) == 0 || len(rows) >= len(all) {
+		t.Fatalf("search 镜像 shows %d of %d jobs", len(rows), len(all))
+	}
+	for _, r := range rows {
+		if r[1] != "pod.image-pull" {
+			t.Errorf("search 镜像 shows job %s of category %s", r[0], r[1])
+		}
+	}
+	more := eval[string](tb, `document.getElementById("more").hidden ? "" : document.getElementById("more-list").innerText`)
+	if !strings.Contains(more, "image") {
+		t.Errorf("search 镜像 lists no matching rule or category: %q", more)
+	}
+	// A CJK word and a Latin prefix together.
+	eval[bool](tb, `(() => { const q = document.getElementById("q"); q.value = "显存 llam"; q.dispatchEvent(new Event("input")); return true; })()`)
+	if rows = tb.visibleRows(); len(rows) != 1 || rows[0][1] != "exec.cuda-oom" {
+		t.Errorf("search 显存 llam shows %v, want the one CUDA OOM job named llama…", rows)
+	}
+	eval[bool](tb, `(() => { const q = document.getElementById("q"); q.value = "显存"; q.dispatchEvent(new Event("input")); return true; })()`)
+
+	// 4. Open the first job found.
+	tb.click(`#jobs tbody tr:not([hidden]) th a`, ".html")
+	jobPath := tb.path()
+	if !strings.HasPrefix(jobPath, "en/jobs/") {
+		t.Fatalf("job link led to %s", jobPath)
+	}
+	tb.wantText("job page", "Findings at a glance", "Primary cause", "CUDA")
+	anchors := eval[int](tb, `document.querySelectorAll(".glance a[href^='#f-']").length`)
+	targets := eval[int](tb, `Array.from(document.querySelectorAll(".glance a[href^='#f-']")).filter(a => document.getElementById(a.getAttribute("href").slice(1))).length`)
+	if anchors == 0 || anchors != targets {
+		t.Errorf("finding permalinks: %d links, %d resolve", anchors, targets)
+	}
+	eval[bool](tb, `(() => { location.hash = document.querySelector(".glance a[href^='#f-']").getAttribute("href"); return true; })()`)
+
+	// 5. Switch language: same job, in Chinese, same finding.
+	hash := eval[string](tb, "location.hash")
+	tb.click("#lang-switch", strings.Replace(jobPath, "en/", "zh/", 1))
+	if got := eval[string](tb, "document.documentElement.lang"); got != "zh-CN" {
+		t.Errorf("lang = %q after switching", got)
+	}
+	if got := eval[string](tb, "location.hash"); got != hash {
+		t.Errorf("language switch dropped the finding anchor: %q, want %q", got, hash)
+	}
+	tb.wantText("Chinese job page", "发现一览", "主要原因", "显存")
+
+	// 6. Follow the primary finding's rule link.
+	tb.click(".glance a.rule-link", ".html")
+	if rp := tb.path(); !strings.HasPrefix(rp, "zh/rules/") {
+		t.Fatalf("rule link led to %s", rp)
+	}
+	tb.wantText("rule page", "处理建议", "Rego 源码", "最新一次运行中有此发现的作业")
+	if n := eval[int](tb, `document.querySelectorAll("pre.rego span.k").length`); n == 0 {
+		t.Error("rule source is not highlighted")
+	}
+	if n := eval[int](tb, `document.querySelectorAll("ul.mono li").length`); n == 0 {
+		t.Error("rule page lists no snapshot that exercises it")
+	}
+
+	// Trends render as SVG without scripts.
+	tb.click(`nav.bar a[href$="trends.html"]`, "zh/trends.html")
+	if n := eval[int](tb, `document.querySelectorAll("figure.chart svg rect").length`); n == 0 {
+		t.Error("trends page draws no bars")
+	}
+	tb.wantText("trends", "热点节点", "gpu-a100-07")
+
+	checkQuiet(t, p, site)
+}
+
+// checkQuiet fails on console errors and on requests outside the site.
+func checkQuiet(t *testing.T, p *browser.Page, site string) {
+	t.Helper()
+	for _, pr := range p.Problems() {
+		t.Errorf("browser: %s", pr)
+	}
+	prefix := (&url.URL{Scheme: "file", Path: filepath.ToSlash(site) + "/"}).String()
+	for _, r := range p.Requests() {
+		if !strings.HasPrefix(r, prefix) {
+			t.Errorf("request outside the site: %s", r)
+		}
+	}
+}
+
+// TestBrowserSiteWithoutScripts: with JavaScript off the index still
+// lists every job, and nothing is left half-hidden.
+func TestBrowserKeyboardAndPhone(t *testing.T) {
+	b := startBrowser(t)
+	site := builtSite(t)
+	p, err := b.Open(filepath.Join(site, "zh", "index.html"), browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tb := &tab{t: t, p: p, site: site}
+	tb.waitFor("filters ready", `document.getElementById("count").textContent !== ""`)
+	// Nothing sticks out sideways on a phone.
+	if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("index is %dpx wide on a 390px phone", w)
+	}
+	// The first focusable element is the skip link, and it targets main.
+	first := eval[string](tb, `(() => { const el = document.querySelector("a[href], button, input, select, [tabindex]"); return el.className + " " + el.getAttribute("href"); })()`)
+	if first != "skip #main" {
+		t.Errorf("first focusable element is %q, want the skip link", first)
+	}
+	// "/" focuses the search box.
+	eval[bool](tb, `(() => { document.dispatchEvent(new KeyboardEvent("keydown", {key: "/", bubbles: true})); return true; })()`)
+	if id := eval[string](tb, "document.activeElement.id"); id != "q" {
+		t.Errorf("'/' focused %q, want the search box", id)
+	}
+	// Dark mode is honoured.
+	if bg := eval[string](tb, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(13, 17, 23)" {
+		t.Errorf("dark mode background = %s", bg)
+	}
+	checkQuiet(t, p, site)
+}
+
+// TestSiteScreenshots writes the index and a job page in both languages,
+// and phone-sized dark variants, when TRAINDOC_SCREENSHOTS names a folder.
+func TestSiteScreenshots(t *testing.T) {
+	dir := os.Getenv(screenshotEnv)
+	if dir == "" {
+		t.Skipf("set %s to a folder to write screenshots", screenshotEnv)
+	}
+	b := startBrowser(t)
+	site := builtSite(t)
+	in := fixtureSiteInput(t)
+	_ = in
+	job := ""
+	entries, err := os.ReadDir(filepath.Join(site, "en", "jobs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "llama13b-sft") {
+			job = e.Name()
+		}
+	}
+	if job == "" {
+		job = entries[0].Name()
+	}
+	shots := []struct {
+		name, page string
+		opts       browser.Options
+	}{
+		{"site-index.en.png", "en/index.html", browser.Options{}},
+		{"site-index.zh.png", "zh/index.html", browser.Options{}},
+		{"site-job.en.png", "en/jobs/" + job, browser.Options{}},
+		{"site-job.zh.png", "zh/jobs/" + job, browser.Options{}},
+		{"site-rule.zh.png", "zh/rules/exec-cuda-oom.html", browser.Options{}},
+		{"site-trends.en.png", "en/trends.html", browser.Options{}},
+		{"site-index.zh.phone-dark.png", "zh/index.html", browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
+		{"site-job.en.phone-dark.png", "en/jobs/" + job, browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shots {
+		p, err := b.Open(filepath.Join(site, filepath.FromSlash(s.page)), s.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png, err := p.Screenshot()
+		p.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, s.name)
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", out)
+	}
+}

@@ -1,0 +1,335 @@
+package site
+
+import (
+	"html/template"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// model is everything the templates show, computed once for both
+// languages. Every list in it is sorted, so that the pages come out the
+// same for the same input.
+type model struct {
+	Latest     *report.Report
+	Runs       []*report.Report
+	Jobs       []*jobView
+	Rules      []*ruleView
+	Categories []*categoryView
+	Layers     []string
+	Trends     *trends
+	Version    string
+
+	ruleByID map[string]*ruleView
+	catByID  map[string]*categoryView
+}
+
+// jobView is one job of the latest run with what the index shows.
+type jobView struct {
+	*report.Job
+	Slug     string
+	Severity string
+	Category string
+	Owner    string
+	Time     string
+	// Findings is the primary finding first, then the others in report
+	// order.
+	Findings []*report.Finding
+}
+
+// Glance is the findings the job's report shows, for the summary at the
+// top of the job page: the report leaves out the "healthy" verdict
+// finding of a healthy job, so it has no anchor to link to.
+func (j *jobView) Glance() []*report.Finding {
+	var out []*report.Finding
+	for _, f := range j.Findings {
+		if j.Healthy && f.Category == report.CategoryHealthy {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// ruleView is a rule page. Rule is nil for a rule that findings name but
+// the current rule set lacks (reports from another version or policy set).
+type ruleView struct {
+	ID          string
+	Slug        string
+	Rule        *policy.Rule
+	Title       report.Text
+	Description report.Text
+	Message     report.Text
+	Remediation report.Text
+	Category    string
+	Layer       string
+	Severity    string
+	Owner       string
+	Source      template.HTML
+	Exercised   []string
+	Jobs        []*jobView
+}
+
+// categoryView is a category page.
+type categoryView struct {
+	Name    string
+	Slug    string
+	Layer   string
+	Known   bool
+	Rules   []*ruleView
+	Jobs    []*jobView
+	Primary int
+}
+
+var layerOrder = []string{"spec", "control", "execution", "progress", "node"}
+
+func layerRank(l string) int {
+	for i, x := range layerOrder {
+		if x == l {
+			return i
+		}
+	}
+	return len(layerOrder)
+}
+
+func newModel(in Input) *model {
+	m := &model{
+		Runs:     in.Runs,
+		Latest:   in.Runs[len(in.Runs)-1],
+		Version:  in.Version,
+		ruleByID: map[string]*ruleView{},
+		catByID:  map[string]*categoryView{},
+	}
+	if m.Version == "" {
+		m.Version = m.Latest.Tool.Version
+	}
+	if m.Version == "" {
+		m.Version = "dev"
+	}
+	m.buildJobs()
+	m.buildRules(in)
+	m.buildCategories(in.Categories)
+	m.Trends = buildTrends(in.Runs)
+	return m
+}
+
+func (m *model) buildJobs() {
+	jobs := make([]*jobView, 0, len(m.Latest.Jobs))
+	for i := range m.Latest.Jobs {
+		j := &m.Latest.Jobs[i]
+		v := &jobView{Job: j, Time: j.CreatedAt}
+		if p := j.Primary; p != nil {
+			v.Category, v.Owner = p.Category, p.Owner
+			if !j.Healthy {
+				v.Severity = p.Severity
+			}
+			if p.FirstSeen != "" {
+				v.Time = p.FirstSeen
+			}
+			v.Findings = append(v.Findings, p)
+		}
+		if v.Severity == "" && !j.Healthy {
+			v.Severity = j.MaxSeverity()
+		}
+		if j.Healthy && v.Category == "" {
+			v.Category = report.CategoryHealthy
+		}
+		for k := range j.Findings {
+			f := &j.Findings[k]
+			if j.Primary != nil && f.ID == j.Primary.ID {
+				continue
+			}
+			v.Findings = append(v.Findings, f)
+		}
+		jobs = append(jobs, v)
+	}
+	// Worst first: that is what a reader opens the index for. Then by
+	// name, which is also the order slugs are handed out in.
+	sort.SliceStable(jobs, func(a, b int) bool {
+		x, y := jobs[a], jobs[b]
+		if x.Healthy != y.Healthy {
+			return !x.Healthy
+		}
+		if rx, ry := report.SeverityRank(x.Severity), report.SeverityRank(y.Severity); rx != ry {
+			return rx > ry
+		}
+		if x.Namespace != y.Namespace {
+			return x.Namespace < y.Namespace
+		}
+		if x.Name != y.Name {
+			return x.Name < y.Name
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.UID < y.UID
+	})
+	// Slugs are handed out in name order so that a job keeps its page name
+	// when other jobs change health.
+	byName := append([]*jobView(nil), jobs...)
+	sort.SliceStable(byName, func(a, b int) bool {
+		x, y := byName[a], byName[b]
+		if x.Namespace != y.Namespace {
+			return x.Namespace < y.Namespace
+		}
+		if x.Name != y.Name {
+			return x.Name < y.Name
+		}
+		if x.Kind != y.Kind {
+			return x.Kind < y.Kind
+		}
+		return x.UID < y.UID
+	})
+	used := slugger{}
+	for _, v := range byName {
+		v.Slug = used.unique(slug(v.Namespace + "." + v.Name))
+	}
+	m.Jobs = jobs
+}
+
+func (m *model) buildRules(in Input) {
+	used := slugger{}
+	add := func(v *ruleView) {
+		v.Slug = used.unique(slug(v.ID))
+		m.ruleByID[v.ID] = v
+		m.Rules = append(m.Rules, v)
+	}
+	for _, r := range in.Rules {
+		add(&ruleView{
+			ID: r.ID, Rule: r, Title: r.Title, Description: r.Description, Message: r.Message,
+			Remediation: r.Remediation, Category: r.Category, Layer: r.Layer, Severity: r.Severity,
+			Owner: r.Owner, Source: highlightRego(r.Source), Exercised: sortedCopy(in.Exercised[r.ID]),
+		})
+	}
+	// Rules that findings name but the rule set lacks still get a page, so
+	// that every rule link on a job page resolves.
+	var missing []*ruleView
+	for _, j := range m.Jobs {
+		for _, f := range j.Findings {
+			if f.Rule == "" || m.ruleByID[f.Rule] != nil {
+				continue
+			}
+			v := &ruleView{ID: f.Rule, Title: f.Title, Remediation: f.Remediation, Category: f.Category,
+				Layer: f.Layer, Severity: f.Severity, Owner: f.Owner, Exercised: sortedCopy(in.Exercised[f.Rule])}
+			m.ruleByID[f.Rule] = v
+			missing = append(missing, v)
+		}
+	}
+	for _, v := range missing {
+		delete(m.ruleByID, v.ID)
+		add(v)
+	}
+	sort.SliceStable(m.Rules, func(a, b int) bool { return m.Rules[a].ID < m.Rules[b].ID })
+	for _, j := range m.Jobs {
+		seen := map[string]bool{}
+		for _, f := range j.Findings {
+			if r := m.ruleByID[f.Rule]; r != nil && !seen[f.Rule] {
+				seen[f.Rule] = true
+				r.Jobs = append(r.Jobs, j)
+			}
+		}
+	}
+}
+
+func (m *model) buildCategories(taxonomy map[string]string) {
+	get := func(name, layer string, known bool) *categoryView {
+		if c := m.catByID[name]; c != nil {
+			return c
+		}
+		c := &categoryView{Name: name, Layer: layer, Known: known}
+		m.catByID[name] = c
+		m.Categories = append(m.Categories, c)
+		return c
+	}
+	for name, layer := range taxonomy {
+		get(name, layer, true)
+	}
+	for _, r := range m.Rules {
+		if r.Category != "" {
+			c := get(r.Category, r.Layer, false)
+			c.Rules = append(c.Rules, r)
+		}
+	}
+	for _, j := range m.Jobs {
+		seen := map[string]bool{}
+		for _, f := range j.Findings {
+			if f.Category == "" || seen[f.Category] {
+				continue
+			}
+			seen[f.Category] = true
+			c := get(f.Category, f.Layer, false)
+			c.Jobs = append(c.Jobs, j)
+		}
+		if j.Healthy && !seen[report.CategoryHealthy] {
+			c := get(report.CategoryHealthy, "control", false)
+			c.Jobs = append(c.Jobs, j)
+		}
+		if c := m.catByID[j.Category]; c != nil {
+			c.Primary++
+		}
+	}
+	sort.Slice(m.Categories, func(a, b int) bool {
+		x, y := m.Categories[a], m.Categories[b]
+		if lx, ly := layerRank(x.Layer), layerRank(y.Layer); lx != ly {
+			return lx < ly
+		}
+		return x.Name < y.Name
+	})
+	used := slugger{}
+	layers := map[string]bool{}
+	for _, c := range m.Categories {
+		c.Slug = used.unique(slug(c.Name))
+		if !layers[c.Layer] {
+			layers[c.Layer] = true
+			m.Layers = append(m.Layers, c.Layer)
+		}
+	}
+}
+
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	return out
+}
+
+// formatTime shows an RFC 3339 time as "2006-01-02 15:04" in UTC; text
+// that is not a time is shown as it is.
+func formatTime(s string) string {
+	if s == "" {
+		return ""
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
+// shortTime is formatTime without the year, for chart axes.
+func shortTime(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		if len(s) > 10 {
+			return s[:10]
+		}
+		return s
+	}
+	return t.UTC().Format("01-02 15:04")
+}
+
+// distinct returns the sorted distinct non-empty values of f over jobs.
+func distinct(jobs []*jobView, f func(*jobView) string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, j := range jobs {
+		if v := strings.TrimSpace(f(j)); v != "" && !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,485 @@
+// Package site builds the static site a CI job publishes after each run:
+// an index of every job with filters and offline search, one page per job,
+// the rule catalogue, one page per category, and trends over several runs,
+// in English and Chinese. The output is plain files with relative links
+// only, so it works from file:// (a downloaded CI artifact) and from any
+// static host, and the same input always gives the same bytes.
+package site
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
+)
+
+// Input is everything a site is built from.
+type Input struct {
+	// Runs are diagnosis runs; the newest feeds the index, job and
+	// category pages, all of them feed the trends. Build sorts them by
+	// collectedAt.
+	Runs []*report.Report
+	// Rules is the rule catalogue: built-in rules and user policies.
+	Rules []*policy.Rule
+	// Categories maps each taxonomy category to its layer.
+	Categories map[string]string
+	// Exercised maps a rule ID to the snapshot directories whose jobs had
+	// a finding of it.
+	Exercised map[string][]string
+	// Version is the traindoc version that builds the site; the newest
+	// report's version is used when empty.
+	Version string
+}
+
+// Files maps slash-separated paths inside the output folder to contents.
+type Files map[string][]byte
+
+// Paths returns the file paths in sorted order.
+func (f Files) Paths() []string {
+	out := make([]string, 0, len(f))
+	for p := range f {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+//go:embed assets/site.css assets/site.js
+var assetFS embed.FS
+
+// marker is written at the top of the output folder; a later build only
+// clears a folder that has it, so pointing --out at the wrong directory
+// cannot delete anything that is not a traindoc site.
+const marker = ".traindoc-site"
+
+// SortRuns orders runs oldest first by collectedAt. The sort is stable so
+// runs with the same time keep the order they were given in.
+func SortRuns(runs []*report.Report) {
+	sort.SliceStable(runs, func(a, b int) bool { return runs[a].CollectedAt < runs[b].CollectedAt })
+}
+
+// Render builds every file of the site in memory.
+func Render(in Input) (Files, error) {
+	if len(in.Runs) == 0 {
+		return nil, errors.New("build site: no report to build from")
+	}
+	for i, r := range in.Runs {
+		if r == nil {
+			return nil, fmt.Errorf("build site: run %d is empty", i)
+		}
+	}
+	runs := append([]*report.Report(nil), in.Runs...)
+	SortRuns(runs)
+	in.Runs = runs
+	m := newModel(in)
+	tpl, err := parseTemplates()
+	if err != nil {
+		return nil, err
+	}
+	files := Files{}
+	css, err := assetFS.ReadFile("assets/site.css")
+	if err != nil {
+		return nil, fmt.Errorf("build site: %w", err)
+	}
+	// The report stylesheet styles the job reports; the site's own rules
+	// come after it and win where they overlap.
+	files["assets/site.css"] = append([]byte(render.Stylesheet()+"\n"), css...)
+	if files["assets/site.js"], err = assetFS.ReadFile("assets/site.js"); err != nil {
+		return nil, fmt.Errorf("build site: %w", err)
+	}
+	files[marker] = []byte("This folder was written by `traindoc site`; the next build replaces it.\n")
+	if err := renderPage(tpl, files, "root", "index.html", "en", "traindoc", m, nil); err != nil {
+		return nil, err
+	}
+	for _, lang := range languages {
+		if err := renderLanguage(tpl, files, m, lang); err != nil {
+			return nil, err
+		}
+		idx, err := searchIndex(m, lang)
+		if err != nil {
+			return nil, err
+		}
+		files["assets/search-index."+lang+".js"] = idx
+	}
+	for p := range files {
+		if !safeJoin(p) {
+			return nil, fmt.Errorf("build site: refusing to write outside the output folder: %q", p)
+		}
+	}
+	return files, nil
+}
+
+// Build renders the site and writes it to dir. A previous site in dir is
+// replaced; a non-empty dir that is not a site is refused.
+func Build(in Input, dir string) error {
+	files, err := Render(in)
+	if err != nil {
+		return err
+	}
+	return Write(files, dir)
+}
+
+// Write writes files under dir, first removing what an earlier build
+// wrote there.
+func Write(files Files, dir string) error {
+	if err := clearOld(dir); err != nil {
+		return err
+	}
+	for _, p := range files.Paths() {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return fmt.Errorf("write site: %w", err)
+		}
+		if err := os.WriteFile(full, files[p], 0o644); err != nil {
+			return fmt.Errorf("write site: %w", err)
+		}
+	}
+	return nil
+}
+
+// clearOld empties dir when it holds an earlier site, so that pages of jobs
+// gone from the input do not linger.
+func clearOld(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("write site: %w", err)
+	}
+	if len(entries) == 0 {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+		return fmt.Errorf("write site: %s is not empty and holds no earlier site (no %s file); choose an empty folder", dir, marker)
+	}
+	for _, name := range []string{"en", "zh", "assets", "index.html", marker} {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("write site: %w", err)
+		}
+	}
+	return nil
+}
+
+func renderLanguage(tpl map[string]*template.Template, files Files, m *model, lang string) error {
+	p := func(rel string) string { return lang + "/" + rel }
+	if err := renderPage(tpl, files, "index", p("index.html"), lang, label(lang, "index.title"), m, m); err != nil {
+		return err
+	}
+	for _, j := range m.Jobs {
+		body, err := jobBody(m, j, lang)
+		if err != nil {
+			return err
+		}
+		data := struct {
+			Job  *jobView
+			Body template.HTML
+		}{j, body}
+		title := j.Kind + " " + j.Namespace + "/" + j.Name
+		if err := renderPage(tpl, files, "job", p("jobs/"+j.Slug+".html"), lang, title, m, data); err != nil {
+			return err
+		}
+	}
+	if err := renderPage(tpl, files, "rules", p("rules/index.html"), lang, label(lang, "rules.title"), m, m); err != nil {
+		return err
+	}
+	for _, r := range m.Rules {
+		title := r.ID
+		if t := r.Title.In(lang); t != "" {
+			title = t + " (" + r.ID + ")"
+		}
+		if err := renderPage(tpl, files, "rule", p("rules/"+r.Slug+".html"), lang, title, m, r); err != nil {
+			return err
+		}
+	}
+	if err := renderPage(tpl, files, "categories", p("categories/index.html"), lang, label(lang, "categories.title"), m, m); err != nil {
+		return err
+	}
+	for _, c := range m.Categories {
+		title := categoryLabel(lang, c.Name) + " (" + c.Name + ")"
+		if err := renderPage(tpl, files, "category", p("categories/"+c.Slug+".html"), lang, title, m, c); err != nil {
+			return err
+		}
+	}
+	return renderPage(tpl, files, "trends", p("trends.html"), lang, label(lang, "trends.title"), m, m.Trends)
+}
+
+func renderPage(tpl map[string]*template.Template, files Files, name, rel, lang, title string, m *model, data any) error {
+	t := tpl[name]
+	if t == nil {
+		return fmt.Errorf("build site: no template %q", name)
+	}
+	pg := &page{Lang: lang, Path: rel, Title: title, Site: m, Data: data}
+	var b bytes.Buffer
+	if err := t.ExecuteTemplate(&b, "layout", pg); err != nil {
+		return fmt.Errorf("build site: page %s: %w", rel, err)
+	}
+	files[rel] = b.Bytes()
+	return nil
+}
+
+// jobBody is the job's report rendered by the report renderer, with rule
+// IDs and categories turned into links to their pages.
+func jobBody(m *model, j *jobView, lang string) (template.HTML, error) {
+	frag, err := render.MarkdownToHTML(render.JobMarkdown(j.Job, m.Latest, lang))
+	if err != nil {
+		return "", fmt.Errorf("build site: job %s: %w", j.Key(), err)
+	}
+	// The report shows rule IDs and categories as code spans. The IDs are
+	// escaped the way the Markdown renderer escapes code, so only its own
+	// output matches; text inside evidence is escaped and cannot.
+	var pairs []string
+	for _, r := range m.Rules {
+		pairs = append(pairs, "<code>"+template.HTMLEscapeString(r.ID)+"</code>",
+			`<a class="rule-link" href="../rules/`+r.Slug+`.html"><code>`+template.HTMLEscapeString(r.ID)+`</code></a>`)
+	}
+	for _, c := range m.Categories {
+		pairs = append(pairs, "<code>"+template.HTMLEscapeString(c.Name)+"</code>",
+			`<a class="cat-link" href="../categories/`+c.Slug+`.html"><code>`+template.HTMLEscapeString(c.Name)+`</code></a>`)
+	}
+	linked := strings.NewReplacer(pairs...).Replace(string(frag))
+	// Safe: goldmark output with raw HTML disabled, plus links whose
+	// targets are slugs.
+	return template.HTML(linked), nil
+}
+
+// page is what every template receives: the language, where the page is
+// (for relative links) and its data.
+type page struct {
+	Lang  string
+	Path  string
+	Title string
+	Site  *model
+	Data  any
+}
+
+// T is a site UI string in the page's language.
+func (p *page) T(key string) string { return label(p.Lang, key) }
+
+// Tf is T with {name} placeholders filled from name, value pairs.
+func (p *page) Tf(key string, pairs ...any) string { return labelf(p.Lang, key, pairs...) }
+
+// Tx picks the page's language from a report text.
+func (p *page) Tx(t report.Text) string { return t.In(p.Lang) }
+
+// HTMLLang is the value of <html lang>.
+func (p *page) HTMLLang() string {
+	if p.Lang == "zh" {
+		return "zh-CN"
+	}
+	return "en"
+}
+
+// Other is the other language.
+func (p *page) Other() string {
+	if p.Lang == "zh" {
+		return "en"
+	}
+	return "zh"
+}
+
+// Root is the relative URL from this page to a path from the site root.
+// Links end in a file name, never a folder: file:// shows folders as
+// listings instead of opening their index.html.
+func (p *page) Root(target string) string { return relPath(p.Path, target) }
+
+// relPath is the shortest relative URL from the page at from to target,
+// both slash-separated paths from the site root.
+func relPath(from, target string) string {
+	dir := strings.Split(path.Dir(from), "/")
+	if dir[0] == "." {
+		dir = nil
+	}
+	to := strings.Split(target, "/")
+	i := 0
+	for i < len(dir) && i < len(to)-1 && dir[i] == to[i] {
+		i++
+	}
+	return strings.Repeat("../", len(dir)-i) + strings.Join(to[i:], "/")
+}
+
+// Href is the relative URL of a page in this page's language.
+func (p *page) Href(rel string) string { return p.Root(p.Lang + "/" + rel) }
+
+// Alt is the same page in lang.
+func (p *page) Alt(lang string) string {
+	rest := strings.TrimPrefix(p.Path, p.Lang+"/")
+	return p.Root(lang + "/" + rest)
+}
+
+// IsPage reports whether this page is rel in its language tree, for
+// aria-current in the navigation.
+func (p *page) IsPage(prefix string) bool {
+	return strings.HasPrefix(strings.TrimPrefix(p.Path, p.Lang+"/"), prefix)
+}
+
+// JobHref links to a job page by slug.
+func (p *page) JobHref(j *jobView) string { return p.Href("jobs/" + j.Slug + ".html") }
+
+// RuleHref links to a rule page; "" when the rule is unknown.
+func (p *page) RuleHref(id string) string {
+	if r := p.Site.ruleByID[id]; r != nil {
+		return p.Href("rules/" + r.Slug + ".html")
+	}
+	return ""
+}
+
+// CatHref links to a category page; "" when the category is unknown.
+func (p *page) CatHref(name string) string {
+	if c := p.Site.catByID[name]; c != nil {
+		return p.Href("categories/" + c.Slug + ".html")
+	}
+	return ""
+}
+
+// Cat is a category's name for people, falling back to its ID.
+func (p *page) Cat(name string) string { return categoryLabel(p.Lang, name) }
+
+// Sev, Owner and Layer translate enumerations, keeping unknown values.
+func (p *page) Sev(s string) string            { return enumLabel(p.Lang, "severity.", s) }
+func (p *page) Owner(s string) string          { return enumLabel(p.Lang, "owner.", s) }
+func (p *page) Layer(s string) string          { return enumLabel(p.Lang, "layer.", s) }
+func (p *page) Time(s string) string           { return formatTime(s) }
+func (p *page) FindingAnchor(id string) string { return render.FindingAnchor(id) }
+
+func enumLabel(lang, prefix, v string) string {
+	if v == "" {
+		return ""
+	}
+	if hasLabel(prefix + v) {
+		return label(lang, prefix+v)
+	}
+	return v
+}
+
+func categoryLabel(lang, name string) string {
+	if hasLabel("cat." + name) {
+		return label(lang, "cat."+name)
+	}
+	return name
+}
+
+// Namespaces, Kinds, Owners and CategoriesUsed are the filter choices on
+// the index.
+func (m *model) Namespaces() []string {
+	return distinct(m.Jobs, func(j *jobView) string { return j.Namespace })
+}
+func (m *model) Kinds() []string { return distinct(m.Jobs, func(j *jobView) string { return j.Kind }) }
+func (m *model) Owners() []string {
+	return distinct(m.Jobs, func(j *jobView) string { return j.Owner })
+}
+func (m *model) CategoriesUsed() []string {
+	return distinct(m.Jobs, func(j *jobView) string { return j.Category })
+}
+
+// HealthyCount counts the latest run's healthy jobs.
+func (m *model) HealthyCount() int { return len(m.Jobs) - m.Unhealthy() }
+
+// Unhealthy counts the latest run's jobs that are not healthy.
+func (m *model) Unhealthy() int {
+	n := 0
+	for _, j := range m.Jobs {
+		if !j.Healthy {
+			n++
+		}
+	}
+	return n
+}
+
+// TopCategories are the categories most often primary among unhealthy
+// jobs, at most six.
+func (m *model) TopCategories() []*categoryView {
+	var out []*categoryView
+	for _, c := range m.Categories {
+		if c.Primary > 0 && c.Name != report.CategoryHealthy {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Primary != out[b].Primary {
+			return out[a].Primary > out[b].Primary
+		}
+		return out[a].Name < out[b].Name
+	})
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	return out
+}
+
+// RulesOfLayer and CategoriesOfLayer group the catalogue pages.
+func (m *model) CategoriesOfLayer(layer string) []*categoryView {
+	var out []*categoryView
+	for _, c := range m.Categories {
+		if c.Layer == layer {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func parseTemplates() (map[string]*template.Template, error) {
+	funcs := template.FuncMap{
+		"add":  func(a, b int) int { return a + b },
+		"join": strings.Join,
+		"kv":   kv,
+		"md":   markdown,
+	}
+	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
+	if err != nil {
+		return nil, fmt.Errorf("build site: parse layout: %w", err)
+	}
+	out := map[string]*template.Template{}
+	for _, name := range []string{"root", "index", "job", "rules", "rule", "categories", "category", "trends"} {
+		t, err := base.Clone()
+		if err != nil {
+			return nil, fmt.Errorf("build site: %w", err)
+		}
+		if _, err := t.ParseFS(templateFS, "templates/"+name+".html"); err != nil {
+			return nil, fmt.Errorf("build site: parse %s: %w", name, err)
+		}
+		out[name] = t
+	}
+	return out, nil
+}
+
+// kv builds the argument map of a sub-template from name, value pairs.
+func kv(pairs ...any) (map[string]any, error) {
+	if len(pairs)%2 != 0 {
+		return nil, errors.New("kv: odd number of arguments")
+	}
+	m := make(map[string]any, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		k, ok := pairs[i].(string)
+		if !ok {
+			return nil, fmt.Errorf("kv: key %v is not a string", pairs[i])
+		}
+		m[k] = pairs[i+1]
+	}
+	return m, nil
+}
+
+// markdown renders rule-authored Markdown (remediations) with the report's
+// renderer, which drops raw HTML and unsafe links.
+func markdown(s string) (template.HTML, error) {
+	out, err := render.MarkdownToHTML([]byte(s))
+	if err != nil {
+		return "", err
+	}
+	// Safe: goldmark output with raw HTML disabled.
+	return template.HTML(out), nil
+}
