@@ -61,6 +61,9 @@ var templateFS embed.FS
 //go:embed assets/site.css assets/site.js
 var assetFS embed.FS
 
+// ErrNotSite means the output folder holds files but no earlier site.
+var ErrNotSite = errors.New("folder is not empty and holds no earlier site")
+
 // marker is written at the top of the output folder; a later build only
 // clears a folder that has it, so pointing --out at the wrong directory
 // cannot delete anything that is not a traindoc site.
@@ -165,7 +168,7 @@ func clearOld(dir string) error {
 		return nil
 	}
 	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
-		return fmt.Errorf("write site: %s is not empty and holds no earlier site (no %s file); choose an empty folder", dir, marker)
+		return fmt.Errorf("write site: %s: %w (no %s file); choose an empty folder", dir, ErrNotSite, marker)
 	}
 	for _, name := range []string{"en", "zh", "assets", "index.html", marker} {
 		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {

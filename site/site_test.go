@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"net/url"
 	"os"
@@ -340,8 +341,8 @@ func TestWriteRefusesForeignFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "precious.txt"), []byte("keep"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := Build(reportsInput(t), dir); err == nil {
-		t.Fatal("Build wrote into a non-empty folder that holds no site")
+	if err := Build(reportsInput(t), dir); !errors.Is(err, ErrNotSite) {
+		t.Fatalf("Build into a foreign folder: %v, want ErrNotSite", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "precious.txt")); err != nil {
 		t.Fatal("Build touched a foreign file")
@@ -420,5 +421,25 @@ func TestSingleRunTrends(t *testing.T) {
 	page := string(files["en/trends.html"])
 	if !strings.Contains(page, "Only one run was given") || strings.Contains(page, "<svg viewBox=\"0 0 720") {
 		t.Error("a single run should explain how to get trends and draw no chart")
+	}
+}
+
+func TestExpandReports(t *testing.T) {
+	got, err := ExpandReports([]string{filepath.Join("testdata", "history"), filepath.Join("testdata", "history", "run-2025-01-10.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		filepath.Join("testdata", "history", "run-2025-01-10.json"),
+		filepath.Join("testdata", "history", "run-2025-01-11.json"),
+		filepath.Join("testdata", "history", "run-2025-01-10.json"),
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("ExpandReports = %v, want %v", got, want)
+	}
+	for _, bad := range [][]string{{"testdata/nope.json"}, {"testdata/policies"}} {
+		if _, err := ExpandReports(bad); err == nil {
+			t.Errorf("ExpandReports(%v) succeeded", bad)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -22,6 +23,33 @@ type Sources struct {
 	Version   string
 }
 
+// ExpandReports turns report arguments into files: a directory stands for
+// the *.json files in it, in name order, so a CI job can pass the folder it
+// keeps its reports in.
+func ExpandReports(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("report %s: %w", a, err)
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join(a, "*.json"))
+		if err != nil {
+			return nil, fmt.Errorf("reports in %s: %w", a, err)
+		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("reports in %s: no *.json file", a)
+		}
+		sort.Strings(files)
+		out = append(out, files...)
+	}
+	return out, nil
+}
+
 // ErrNoInput means neither reports nor snapshots were given.
 var ErrNoInput = errors.New("give --snapshot DIR or --reports FILE.json (or both)")
 
@@ -33,7 +61,11 @@ func Collect(ctx context.Context, src Sources) (Input, error) {
 		return Input{}, ErrNoInput
 	}
 	in := Input{Version: src.Version, Exercised: map[string][]string{}}
-	for _, path := range src.Reports {
+	reports, err := ExpandReports(src.Reports)
+	if err != nil {
+		return Input{}, err
+	}
+	for _, path := range reports {
 		r, err := report.ReadFile(path)
 		if err != nil {
 			return Input{}, err

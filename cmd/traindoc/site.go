@@ -17,31 +17,36 @@ func newSiteCmd() *cobra.Command {
 	var out string
 	var src *sourceFlags
 	cmd := &cobra.Command{
-		Use:   "site (--snapshot DIR... | --reports FILE.json...) --out DIR",
+		Use:   "site [--snapshot DIR...] [--reports FILE.json|DIR]... [FILE.json...] --out DIR",
 		Short: "Build the static site: job index, job reports, rule catalogue, trends",
 		Long: `site builds a static site in English and Chinese from a new run (--snapshot
 directories, diagnosed now) and/or saved JSON reports of earlier runs
-(--reports, from "traindoc diagnose -o json"). The newest run fills the job
+(--reports, from "traindoc diagnose -o json"; a folder stands for the *.json
+files in it, and extra arguments are report files too, so a shell glob after
+--reports works). The newest run fills the job
 index and job pages; every run feeds the trends. The rule catalogue shows the
 built-in rules and those of --policies.
 
 The output uses relative links only and loads nothing from the network, so it
 works from file:// (a downloaded CI artifact) and from any static host.`,
 		Example: `  traindoc site --snapshot ./snap --out public
-  traindoc site --reports history/*.json --snapshot ./snap --out public`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+  traindoc site --reports history/ --snapshot ./snap --out public
+  traindoc site --out public --reports runs/*.json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return usageError(errors.New("--out DIR is required"))
 			}
 			in, err := site.Collect(cmd.Context(), site.Sources{
-				Reports: reports, Snapshots: src.snapshots,
+				Reports: append(append([]string(nil), reports...), args...), Snapshots: src.snapshots,
 				Policies: src.policies, DataFiles: src.data, Version: version,
 			})
 			if err != nil {
 				return usageError(err)
 			}
 			if err := site.Build(in, out); err != nil {
+				if errors.Is(err, site.ErrNotSite) {
+					return usageError(err)
+				}
 				return err
 			}
 			abs, err := filepath.Abs(filepath.Join(out, "index.html"))
