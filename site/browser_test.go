@@ -298,8 +298,6 @@ func TestSiteScreenshots(t *testing.T) {
 	}
 	b := startBrowser(t)
 	site := builtSite(t)
-	in := fixtureSiteInput(t)
-	_ = in
 	job := ""
 	entries, err := os.ReadDir(filepath.Join(site, "en", "jobs"))
 	if err != nil {
@@ -323,6 +321,8 @@ func TestSiteScreenshots(t *testing.T) {
 		{"site-job.zh.png", "zh/jobs/" + job, browser.Options{}},
 		{"site-rule.zh.png", "zh/rules/exec-cuda-oom.html", browser.Options{}},
 		{"site-trends.en.png", "en/trends.html", browser.Options{}},
+		{"site-rules.en.png", "en/rules/index.html", browser.Options{}},
+		{"site-categories.en.png", "en/categories/index.html", browser.Options{}},
 		{"site-index.zh.phone-dark.png", "zh/index.html", browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
 		{"site-job.en.phone-dark.png", "en/jobs/" + job, browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
 	}
