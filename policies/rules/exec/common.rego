@@ -177,6 +177,14 @@ else := k8s.state_evidence(pod, c, "lastState", c.lastState)
 # subject names a container.
 subject(pod, c) := k8s.container_subject(pod, c)
 
+# hit_subject names the container and, when the matched line carries a rank
+# prefix ("[rank13]:", "[Rank 3]", "[PG 0 (default_pg) Rank 3]"), the
+# global rank, so that a report can say "rank 37: CUDA out of memory".
+hit_subject(pod, c, h) := object.union(subject(pod, c), {"rank": to_number(m[0][1])}) if {
+	m := regex.find_all_string_submatch_n(`(?i)\brank\s?(\d+)\]`, sample_text(h), 1)
+	count(m) == 1
+} else := subject(pod, c)
+
 # specific_hit holds when a failure signature (exec.* or node.*) matched
 # relevantly in the container.
 specific_hit(pod, c) if {

@@ -74,7 +74,7 @@ findings contains f if {
 	mine := [h | some h in hs; count(_errors([h])) > 0]
 	count(mine) > 0
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"error": _errors(mine)[0]},
 		"evidence": common.evidence(pod, c, mine),
 		"time": common.hit_time(c, mine[0]),

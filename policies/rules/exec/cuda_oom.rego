@@ -81,7 +81,7 @@ findings contains f if {
 	hs := common.hits(pod, c, object.keys(_api))
 	count(hs) > 0
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"api": _api[hs[0].id]},
 		"evidence": common.evidence(pod, c, hs),
 		"time": common.hit_time(c, hs[0]),

@@ -30,7 +30,7 @@ test_fires_on_torch_oom if {
 	fs := cuda_oom.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
-	f.subject == {"kind": "Pod", "name": "llama-master-0", "container": "pytorch"}
+	f.subject == {"kind": "Pod", "name": "llama-master-0", "container": "pytorch", "rank": 37}
 	f.params.api == "PyTorch"
 	f.time == "2026-03-10T15:06:47Z"
 	f.evidence[0].text == _line

@@ -84,7 +84,7 @@ findings contains f if {
 	count(hs) > 0
 	k := _kind(hs)
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"kind": k[2]},
 		"evidence": common.evidence(pod, c, _ordered(hs, k[0])),
 		"time": common.hit_time(c, hs[0]),

@@ -70,7 +70,7 @@ findings contains f if {
 	_timeout_evidence(pod, c, hs)
 	texts := common.all_texts(hs)
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"op": _op(texts), "timeout": _timeout(texts)},
 		"evidence": common.evidence(pod, c, hs),
 		"time": common.hit_time(c, hs[0]),

@@ -59,7 +59,7 @@ findings contains f if {
 	hs := common.hits(pod, c, _segv_ids)
 	count(hs) > 0
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"signal": "SIGSEGV"},
 		"evidence": common.evidence(pod, c, hs),
 		"time": common.hit_time(c, hs[0]),
@@ -74,7 +74,7 @@ findings contains f if {
 	hs := common.hits(pod, c, _abrt_ids)
 	count(hs) > 0
 	f := {
-		"subject": common.subject(pod, c),
+		"subject": common.hit_subject(pod, c, hs[0]),
 		"params": {"signal": "SIGABRT"},
 		"evidence": common.evidence(pod, c, hs),
 		"time": common.hit_time(c, hs[0]),
