@@ -159,3 +159,32 @@ func snapshotBytes(t *testing.T) []byte {
 	}
 	return all
 }
+
+// Thresholds are rule data: a data file that raises the stall threshold
+// turns the stalled fixture's finding off, with no Go or Rego change.
+func TestThresholdOverride(t *testing.T) {
+	ctx := context.Background()
+	dir := "../../fixtures/progress-stalled"
+	has := func(opts Options) bool {
+		rep, err := Run(ctx, dir, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Jobs[0].Findings {
+			if f.Category == "progress.stalled" {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(Options{}) {
+		t.Fatal("the fixture should be stalled with the default threshold")
+	}
+	data := filepath.Join(t.TempDir(), "thresholds.yaml")
+	if err := os.WriteFile(data, []byte("settings:\n  thresholds:\n    stall_seconds: 86400\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if has(Options{DataFiles: []string{data}}) {
+		t.Error("a one-day stall threshold still reports the job as stalled")
+	}
+}
