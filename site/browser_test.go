@@ -256,8 +256,9 @@ func checkQuiet(t *testing.T, p *browser.Page, site string) {
 	}
 }
 
-// TestBrowserSiteWithoutScripts: with JavaScript off the index still
-// lists every job, and nothing is left half-hidden.
+// TestBrowserKeyboardAndPhone opens the Chinese index as a phone in dark
+// mode: nothing overflows sideways, the skip link comes first, "/" jumps
+// to search, and the dark palette applies.
 func TestBrowserKeyboardAndPhone(t *testing.T) {
 	b := startBrowser(t)
 	site := builtSite(t)

@@ -2,6 +2,7 @@ package site
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"net/url"
@@ -440,6 +441,65 @@ func TestExpandReports(t *testing.T) {
 	for _, bad := range [][]string{{"testdata/nope.json"}, {"testdata/policies"}} {
 		if _, err := ExpandReports(bad); err == nil {
 			t.Errorf("ExpandReports(%v) succeeded", bad)
+		}
+	}
+}
+
+// TestWithoutScripts: everything is in the HTML; scripts only filter. The
+// index lists every job with no row hidden, the filter form (useless
+// without scripts) starts hidden, and the charts are inline SVG.
+func TestWithoutScripts(t *testing.T) {
+	in := reportsInput(t)
+	files, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := in.Runs[len(in.Runs)-1]
+	for _, lang := range languages {
+		index := string(files[lang+"/index.html"])
+		if n := strings.Count(index, `<tr id="job-`); n != len(latest.Jobs) {
+			t.Errorf("%s index lists %d jobs, want %d", lang, n, len(latest.Jobs))
+		}
+		if strings.Contains(index, "<tr hidden") || !strings.Contains(index, `role="search" aria-label=`) {
+			t.Errorf("%s index: rows hidden or filter form missing", lang)
+		}
+		if !regexp.MustCompile(`<form id="filters"[^>]* hidden`).MatchString(index) {
+			t.Errorf("%s index: filter form is not hidden until scripts run", lang)
+		}
+		trends := string(files[lang+"/trends.html"])
+		if strings.Count(trends, "<svg viewBox=\"0 0 720 260\"") != 2 || !strings.Contains(trends, `<rect class="bad"`) {
+			t.Errorf("%s trends: charts missing", lang)
+		}
+	}
+}
+
+// TestDeterministicFromSnapshots: diagnosing the same snapshots twice
+// (concurrently, inside the engine) gives the same site.
+func TestDeterministicFromSnapshots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("diagnoses the fixtures a second time")
+	}
+	a, err := Render(fixtureSiteInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := Collect(context.Background(), Sources{
+		Reports: historyReports(t), Snapshots: fixtureDirs(),
+		Policies: []string{filepath.Join("testdata", "policies")}, Version: "test",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != len(b) {
+		t.Fatalf("%d and %d files", len(a), len(b))
+	}
+	for _, p := range a.Paths() {
+		if !bytes.Equal(a[p], b[p]) {
+			t.Errorf("%s differs between two diagnoses of the same snapshots", p)
 		}
 	}
 }
