@@ -192,6 +192,29 @@ func TestBrowserSite(t *testing.T) {
 	if rows = tb.visibleRows(); len(rows) != 1 || rows[0][1] != "exec.cuda-oom" {
 		t.Errorf("search 显存 llam shows %v, want the one CUDA OOM job named llama…", rows)
 	}
+	// The tokenizer and ranking on their own: each query finds its job.
+	searches := []struct{ q, wantID string }{
+		{"显存", "ml-team.llama13b-sft"},
+		{"GPU 显存", "ml-team.llama13b-sft"},
+		{"exec-cuda-oom", "ml-team.llama13b-sft"},
+		{"llama13", "ml-team.llama13b-sft"},
+		{"镜像无法", "nlp.bert-squad-tf"},
+		{"image pull", "nlp.bert-squad-tf"},
+		{"集合通信超时", "asr.conformer-xl"},
+	}
+	for _, s := range searches {
+		ids := eval[[]string](tb, fmt.Sprintf(`TRAINDOC.search(TRAINDOC.buildIndex(TRAINDOC_SEARCH), %s).filter(h => h.entry.type === "job").map(h => h.entry.id)`, strconv.Quote(s.q)))
+		found := false
+		for _, id := range ids {
+			found = found || id == s.wantID
+		}
+		if !found {
+			t.Errorf("search %q finds %v, want %s among them", s.q, ids, s.wantID)
+		}
+	}
+	if n := eval[int](tb, `TRAINDOC.search(TRAINDOC.buildIndex(TRAINDOC_SEARCH), "显卡驱动程序不存在的词").length`); n != 0 {
+		t.Errorf("a query with no match finds %d entries", n)
+	}
 	eval[bool](tb, `(() => { const q = document.getElementById("q"); q.value = "显存"; q.dispatchEvent(new Event("input")); return true; })()`)
 
 	// 4. Open the first job found.
