@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -337,10 +338,10 @@ func (c *collector) run(ctx context.Context, outDir string) (*Result, error) {
 		c.findContext(ctx)
 	}
 	if !c.gone(ctx) {
-		c.findEvents(ctx)
+		c.findNodes(ctx)
 	}
 	if !c.gone(ctx) {
-		c.findNodes(ctx)
+		c.findEvents(ctx)
 	}
 	if !c.gone(ctx) {
 		c.findQuotas(ctx)
@@ -837,8 +838,14 @@ func (c *collector) jobNamed(ns, name string) bool {
 }
 
 // findEvents keeps the core/v1 events whose involved object was collected.
+// Node events are recorded in the default namespace, so it is read too
+// when nodes were collected.
 func (c *collector) findEvents(ctx context.Context) {
-	for _, ns := range c.jobNamespaces() {
+	namespaces := c.jobNamespaces()
+	if len(c.picked["nodes"]) > 0 && !slices.Contains(namespaces, metav1.NamespaceDefault) {
+		namespaces = append(namespaces, metav1.NamespaceDefault)
+	}
+	for _, ns := range namespaces {
 		opts := metav1.ListOptions{Limit: 500}
 		for {
 			rctx, cancel := c.reqCtx(ctx)
@@ -854,8 +861,11 @@ func (c *collector) findEvents(ctx context.Context) {
 				e := &list.Items[i]
 				ref := e.InvolvedObject
 				refNS := ref.Namespace
-				if refNS == "" {
+				if refNS == "" && ref.Kind != "Node" {
 					refNS = e.Namespace
+				}
+				if ref.Kind == "Node" {
+					refNS = "" // cluster-scoped, whatever the event says
 				}
 				if !c.collected.has(ref.Kind, refNS, ref.Name) {
 					continue
@@ -909,6 +919,11 @@ func (c *collector) findNodes(ctx context.Context) {
 				c.note("nodes not readable: forbidden")
 				return
 			}
+			if apierrors.IsNotFound(err) {
+				// Deleted since (scaled down, say): nothing was withheld.
+				c.debugf("node %s not found", n)
+				continue
+			}
 			if c.failed(ctx, err, "node %s not readable", n) {
 				return
 			}
@@ -958,7 +973,9 @@ func (c *collector) pickNode(node *corev1.Node) {
 		c.note("node %s: %v", node.Name, err)
 		return
 	}
-	c.pick("nodes", u)
+	if c.pick("nodes", u) {
+		c.collected.add("Node", "", node.Name)
+	}
 }
 
 func (c *collector) findQuotas(ctx context.Context) {

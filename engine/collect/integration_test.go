@@ -29,13 +29,31 @@ import (
 
 const basicSnapshot = "testdata/snapshots/basic"
 
-// startWithCRDs starts a control plane with every supported job CRD installed.
-func startWithCRDs(t *testing.T, opts clustertest.Options) *clustertest.Cluster {
+// startWithCRDs starts a control plane with every supported job CRD
+// installed. mpiVersions, when given, are the only MPIJob versions served.
+func startWithCRDs(t *testing.T, opts clustertest.Options, mpiVersions ...string) *clustertest.Cluster {
 	t.Helper()
 	c := clustertest.Start(t, opts)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := clustertest.InstallCRDs(ctx, c.Config, "testdata/crds"); err != nil {
+	dir := "testdata/crds"
+	if len(mpiVersions) > 0 {
+		dir = t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS("testdata/crds")); err != nil {
+			t.Fatal(err)
+		}
+		crd := readFile(t, filepath.Join(dir, "mpijobs.kubeflow.org.yaml"))
+		head, _, _ := strings.Cut(crd, "  versions:\n")
+		var b strings.Builder
+		b.WriteString(head + "  versions:\n")
+		for i, v := range mpiVersions {
+			fmt.Fprintf(&b, "  - {name: %s, served: true, storage: %v, subresources: {status: {}}, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}\n", v, i == 0)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "mpijobs.kubeflow.org.yaml"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := clustertest.InstallCRDs(ctx, c.Config, dir); err != nil {
 		t.Fatalf("install CRDs: %v", err)
 	}
 	return c

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -26,16 +27,25 @@ import (
 //
 // What a real API server assigns itself (uid, creationTimestamp) cannot be
 // loaded, so those two fields are put back from the fixture before the
-// diagnosis, and snapshot.yaml takes the fixture's collectedAt, which the
-// rules use as "now".
+// diagnosis, and snapshot.yaml takes the fixture's collectedAt (which the
+// rules use as "now") and notes. Output of commands run inside containers
+// (exec/) cannot come from kwok's simulated containers, so the fixture's is
+// copied; the exec path itself is covered by unit tests.
 func TestIntegrationRoundTrip(t *testing.T) {
 	clustertest.RequireBin(t)
 	for _, name := range fixtureNames(t) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			fixture := filepath.Join(fixturesDir, name)
-			c := startWithCRDs(t, clustertest.Options{})
-			load(t, c, fixture, false)
+			objs, _, err := clustertest.ReadObjects(fixture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if dup := duplicates(objs); len(dup) > 0 {
+				t.Skipf("fixture holds objects twice, which no cluster can: %v", dup)
+			}
+			c := startWithCRDs(t, clustertest.Options{}, mpiJobVersions(objs)...)
+			loaded := load(t, c, fixture, false)
 
 			opts := collect.DefaultOptions()
 			opts.AllNamespaces = true
@@ -44,7 +54,15 @@ func TestIntegrationRoundTrip(t *testing.T) {
 			if len(res.Jobs) == 0 {
 				t.Fatalf("no jobs collected; notes %q", res.Notes)
 			}
-			restoreServerFields(t, fixture, dir)
+			restoreServerFields(t, fixture, dir, loaded.PlaceholderNodes)
+			if _, err := os.Stat(filepath.Join(fixture, "exec")); err == nil {
+				if err := os.CopyFS(filepath.Join(dir, "exec"), os.DirFS(filepath.Join(fixture, "exec"))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if keep := os.Getenv("TRAINDOC_KEEP_SNAPSHOTS"); keep != "" {
+				_ = os.CopyFS(filepath.Join(keep, name), os.DirFS(dir))
+			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -65,12 +83,49 @@ func TestIntegrationRoundTrip(t *testing.T) {
 	}
 }
 
+// duplicates returns kind/namespace/name of objects that occur more than once.
+func duplicates(objs []*unstructured.Unstructured) []string {
+	seen := map[string]int{}
+	for _, o := range objs {
+		seen[o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName()]++
+	}
+	var out []string
+	for k, n := range seen {
+		if n > 1 {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// mpiJobVersions returns the MPIJob versions a fixture uses. A real cluster
+// serves one of them (training-operator's v1 or mpi-operator's v2beta1), and
+// serving both would hand objects back in whichever version sorts first.
+func mpiJobVersions(objs []*unstructured.Unstructured) []string {
+	set := map[string]bool{}
+	for _, o := range objs {
+		if gvk := o.GroupVersionKind(); gvk.Group == "kubeflow.org" && gvk.Kind == "MPIJob" {
+			set[gvk.Version] = true
+		}
+	}
+	var out []string
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // normalise renders a report as indented JSON with the fields that name the
 // source (a path, a kubeconfig context) blanked.
 func normalise(t *testing.T, r *report.Report) string {
 	t.Helper()
 	cp := *r
 	cp.Source = ""
+	// Warnings are about the snapshot's files (one that does not parse, say),
+	// which a live collection does not reproduce.
+	cp.Warnings = nil
 	data, err := json.MarshalIndent(&cp, "", "  ")
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +156,11 @@ func lineDiff(want, got string) string {
 
 // restoreServerFields puts the fixture's uid and creationTimestamp back on
 // every collected object, and the fixture's collectedAt into snapshot.yaml.
-func restoreServerFields(t *testing.T, fixture, dir string) {
+// It also drops the placeholder nodes the loader had to create so the API
+// server could proxy logs: they are not part of the fixture.
+func restoreServerFields(t *testing.T, fixture, dir string, placeholders []string) {
 	t.Helper()
-	objs, err := clustertest.ReadObjects(fixture)
+	objs, _, err := clustertest.ReadObjects(fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +186,21 @@ func restoreServerFields(t *testing.T, fixture, dir string) {
 			t.Fatal(err)
 		}
 		items, _ := list["items"].([]any)
+		kept := items[:0]
 		for _, it := range items {
+			u := &unstructured.Unstructured{Object: it.(map[string]any)}
+			if u.GetKind() != "Node" || !slices.Contains(placeholders, u.GetName()) {
+				kept = append(kept, it)
+			}
+		}
+		list["items"] = kept
+		if len(kept) == 0 {
+			if err := os.Remove(f); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		for _, it := range kept {
 			u := &unstructured.Unstructured{Object: it.(map[string]any)}
 			ns := u.GetNamespace()
 			s, ok := orig[u.GetKind()+"/"+ns+"/"+u.GetName()]
@@ -169,6 +240,10 @@ func restoreServerFields(t *testing.T, fixture, dir string) {
 		meta["collectedAt"] = at
 	} else {
 		delete(meta, "collectedAt")
+	}
+	// The fixture's own notes describe what its author could not collect.
+	if notes, ok := fixMeta["notes"]; ok {
+		meta["notes"] = notes
 	}
 	out, _ := yaml.Marshal(meta)
 	if err := os.WriteFile(filepath.Join(dir, "snapshot.yaml"), out, 0o644); err != nil {

@@ -34,9 +34,12 @@ import (
 // ReadObjects returns every Kubernetes object in a snapshot directory, in
 // file order: single objects, multi-document YAML and Lists, in .yaml, .yml
 // and .json files anywhere except logs/, exec/ and prompts/. Documents
-// without apiVersion and kind (snapshot.yaml, expected.yaml) are skipped.
-func ReadObjects(dir string) ([]*unstructured.Unstructured, error) {
+// without apiVersion and kind (snapshot.yaml, expected.yaml) are skipped, and
+// so is the rest of a file that does not parse; such files are returned as
+// warnings, as the snapshot reader reports them.
+func ReadObjects(dir string) ([]*unstructured.Unstructured, []string, error) {
 	var out []*unstructured.Unstructured
+	var warnings []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -66,12 +69,13 @@ func ReadObjects(dir string) ([]*unstructured.Unstructured, error) {
 				if errors.Is(err, io.EOF) {
 					return nil
 				}
-				return fmt.Errorf("parse %s: %w", rel, err)
+				warnings = append(warnings, fmt.Sprintf("parse %s: %v", rel, err))
+				return nil
 			}
 			out = append(out, flatten(m)...)
 		}
 	})
-	return out, err
+	return out, warnings, err
 }
 
 // flatten expands Lists and drops documents that are not objects.
@@ -128,9 +132,12 @@ func ApplyYAML(ctx context.Context, cfg *rest.Config, data []byte) ([]*unstructu
 // InstallCRDs creates the CustomResourceDefinitions in every YAML file of dir
 // and waits until the API server serves all of them.
 func InstallCRDs(ctx context.Context, cfg *rest.Config, dir string) error {
-	objs, err := ReadObjects(dir)
+	objs, warnings, err := ReadObjects(dir)
 	if err != nil {
 		return err
+	}
+	if len(warnings) > 0 {
+		return fmt.Errorf("read CRDs: %s", strings.Join(warnings, "; "))
 	}
 	l, err := newLoader(cfg)
 	if err != nil {
@@ -215,7 +222,8 @@ type Loaded struct {
 	// PlaceholderNodes were created for pods with logs whose node is not in
 	// the snapshot: the API server needs a node to proxy logs through.
 	PlaceholderNodes []string
-	// Skipped lists objects whose kind the cluster does not serve.
+	// Skipped lists objects whose kind the cluster does not serve, and files
+	// that do not parse.
 	Skipped []string
 	// Repaired lists changes made because the API server would reject the
 	// snapshot's version of an object (an invalid label value, say).
@@ -237,7 +245,7 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 	if opts.Namespace == "" {
 		opts.Namespace = metav1.NamespaceDefault
 	}
-	objs, err := ReadObjects(dir)
+	objs, warnings, err := ReadObjects(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +253,7 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 	if err != nil {
 		return nil, err
 	}
-	res := &Loaded{}
+	res := &Loaded{Skipped: warnings}
 
 	type item struct {
 		obj     *unstructured.Unstructured
@@ -320,6 +328,10 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 				ph := &unstructured.Unstructured{Object: map[string]any{
 					"apiVersion": "v1", "kind": "Node",
 					"metadata": map[string]any{"name": node, "labels": map[string]any{PlaceholderLabel: "true"}},
+					// Ready, so that it does not look like a failed node.
+					"status": map[string]any{"conditions": []any{map[string]any{
+						"type": "Ready", "status": "True", "reason": "Placeholder",
+					}}},
 				}}
 				_ = prepare(ph, opts)
 				if _, err := l.create(ctx, ph, ""); err != nil {
