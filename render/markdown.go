@@ -515,8 +515,12 @@ func (w *mdWriter) timeline(es []report.Entry, lvl int) {
 		if e.Warning {
 			kindCell = "**" + markerWarning + " " + kindCell + "**"
 		}
+		text := e.Text
+		if w.lang == "zh" && e.TextZh != "" {
+			text = e.TextZh
+		}
 		w.printf("| %s | %s | %s | %s |\n", escapeInline(formatTime(e.Time)), kindCell,
-			escapeInline(e.Object), escapeInline(e.Text))
+			escapeInline(e.Object), escapeInline(text))
 	}
 	if cut {
 		shown = es[:timelineHead]

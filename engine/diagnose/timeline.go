@@ -23,8 +23,15 @@ func timeline(job *evidence.Job) []report.Entry {
 		}
 		out = append(out, report.Entry{Time: normTime(t), Kind: kind, Object: obj, Text: text, Warning: warn})
 	}
+	// addBoth adds an entry whose words traindoc wrote, in both languages.
+	addBoth := func(t, kind, obj, en, zh string, warn bool) {
+		add(t, kind, obj, en, warn)
+		if t != "" {
+			out[len(out)-1].TextZh = zh
+		}
+	}
 	jobObj := job.Kind + "/" + job.Name
-	add(job.CreatedAt, "condition", jobObj, "created", false)
+	addBoth(job.CreatedAt, "condition", jobObj, "created", "已创建", false)
 	for _, c := range job.Status.Conditions {
 		add(c.LastTransitionTime, "condition", jobObj, condText(c), c.Type == "Failed" && c.Status == "True")
 	}
@@ -35,7 +42,7 @@ func timeline(job *evidence.Job) []report.Entry {
 	}
 	for _, p := range job.Pods {
 		obj := "Pod/" + p.Name
-		add(p.CreatedAt, "pod", obj, "created", false)
+		addBoth(p.CreatedAt, "pod", obj, "created", "已创建", false)
 		for _, c := range p.Conditions {
 			if c.Type == "PodScheduled" || c.Type == "DisruptionTarget" {
 				add(c.LastTransitionTime, "pod", obj, condText(c), c.Status == "False" || c.Type == "DisruptionTarget")
@@ -45,18 +52,20 @@ func timeline(job *evidence.Job) []report.Entry {
 			for _, s := range []evidence.ContainerState{c.LastState, c.State} {
 				switch s.State {
 				case "running":
-					add(s.StartedAt, "container", obj, "container "+c.Name+" started", false)
+					addBoth(s.StartedAt, "container", obj, "container "+c.Name+" started", "容器 "+c.Name+" 已启动", false)
 				case "terminated":
-					add(s.StartedAt, "container", obj, "container "+c.Name+" started", false)
+					addBoth(s.StartedAt, "container", obj, "container "+c.Name+" started", "容器 "+c.Name+" 已启动", false)
 					code := 0
 					if s.ExitCode != nil {
 						code = *s.ExitCode
 					}
-					text := fmt.Sprintf("container %s terminated: exit code %d", c.Name, code)
+					en := fmt.Sprintf("container %s terminated: exit code %d", c.Name, code)
+					zh := fmt.Sprintf("容器 %s 已终止：退出码 %d", c.Name, code)
 					if s.Reason != "" {
-						text += ", " + s.Reason
+						en += ", " + s.Reason
+						zh += "，" + s.Reason
 					}
-					add(s.FinishedAt, "container", obj, text, code != 0)
+					addBoth(s.FinishedAt, "container", obj, en, zh, code != 0)
 				}
 			}
 		}
@@ -82,7 +91,8 @@ func timeline(job *evidence.Job) []report.Entry {
 		cut := len(out) - maxTimeline
 		out = append(out[:maxTimeline:maxTimeline], report.Entry{
 			Time: out[len(out)-1].Time, Kind: "note", Object: jobObj,
-			Text: fmt.Sprintf("%d later entries not shown", cut),
+			Text:   fmt.Sprintf("%d later entries not shown", cut),
+			TextZh: fmt.Sprintf("另有 %d 条较晚的记录未显示", cut),
 		})
 	}
 	return out

@@ -195,6 +195,9 @@ type Entry struct {
 	Kind   string `json:"kind"`
 	Object string `json:"object"`
 	Text   string `json:"text"`
+	// TextZh is the Chinese text of entries whose words traindoc wrote
+	// (pod created, container terminated); cluster text stays as it was.
+	TextZh string `json:"textZh,omitempty"`
 	// Warning marks entries that are bad news (Warning events, failures).
 	Warning bool `json:"warning,omitempty"`
 }
