@@ -22,7 +22,8 @@ demo: build fixtures ## diagnose every bundled fixture (no cluster, no LLM) and 
 	@$(BIN) diagnose $(foreach d,$(FIXTURES),--snapshot $(d)) -o table
 	@echo
 	@echo "One job in detail:"
-	@$(BIN) diagnose --snapshot fixtures/cascade-cuda-oom-nccl-timeout
+	@$(BIN) diagnose --snapshot fixtures/cascade-512-ranks
+	@$(MAKE) --no-print-directory demo-site
 
 test: vet fmt-check fixtures test-deps ## run every test: unit, Rego, fixtures, browser and real API server
 	TRAINDOC_REQUIRE_BROWSER=1 TRAINDOC_REQUIRE_CLUSTER=1 TRAINDOC_K8S_BIN="$$(hack/k8s-tools/build.sh)" \
