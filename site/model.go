@@ -156,33 +156,12 @@ func (m *model) buildJobs() {
 		if rx, ry := report.SeverityRank(x.Severity), report.SeverityRank(y.Severity); rx != ry {
 			return rx > ry
 		}
-		if x.Namespace != y.Namespace {
-			return x.Namespace < y.Namespace
-		}
-		if x.Name != y.Name {
-			return x.Name < y.Name
-		}
-		if x.Kind != y.Kind {
-			return x.Kind < y.Kind
-		}
-		return x.UID < y.UID
+		return nameLess(x, y)
 	})
 	// Slugs are handed out in name order so that a job keeps its page name
 	// when other jobs change health.
 	byName := append([]*jobView(nil), jobs...)
-	sort.SliceStable(byName, func(a, b int) bool {
-		x, y := byName[a], byName[b]
-		if x.Namespace != y.Namespace {
-			return x.Namespace < y.Namespace
-		}
-		if x.Name != y.Name {
-			return x.Name < y.Name
-		}
-		if x.Kind != y.Kind {
-			return x.Kind < y.Kind
-		}
-		return x.UID < y.UID
-	})
+	sort.SliceStable(byName, func(a, b int) bool { return nameLess(byName[a], byName[b]) })
 	used := slugger{}
 	for _, v := range byName {
 		v.Slug = used.unique(slug(v.Namespace + "." + v.Name))
@@ -332,4 +311,18 @@ func distinct(jobs []*jobView, f func(*jobView) string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// nameLess orders jobs by namespace, name, kind and uid.
+func nameLess(x, y *jobView) bool {
+	if x.Namespace != y.Namespace {
+		return x.Namespace < y.Namespace
+	}
+	if x.Name != y.Name {
+		return x.Name < y.Name
+	}
+	if x.Kind != y.Kind {
+		return x.Kind < y.Kind
+	}
+	return x.UID < y.UID
 }
