@@ -38,7 +38,7 @@ import data.traindoc.rules.exec.common
 # Errors that end the process.
 signatures contains {
 	"id": "exec.rendezvous.error",
-	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|Timed out after \d+ seconds waiting for clients|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set`,
+	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|Timed out after \d+ seconds waiting for clients|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set|via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got error`,
 }
 
 # Warnings printed while waiting for the master: common in healthy jobs that

@@ -45,6 +45,7 @@ test_signatures if {
 	regex.match(_re("exec.rendezvous.error"), "[E socket.cpp:957] [c10d] The client socket has timed out after 1800s while trying to connect to (master-0, 29500).")
 	regex.match(_re("exec.rendezvous.error"), "torch.distributed.DistNetworkError: The client socket has timed out after 1800000ms while trying to connect to (10.0.0.1, 29500).")
 	regex.match(_re("exec.rendezvous.error"), "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set")
+	regex.match(_re("exec.rendezvous.error"), "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer")
 	not regex.match(_re("exec.rendezvous.error"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
 	regex.match(_re("net.rendezvous-retry"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
 }

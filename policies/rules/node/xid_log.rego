@@ -124,11 +124,13 @@ _time(c, lf, m, s) := s.time if {
 	object.get(s, "time", "") != ""
 } else := common.hit_time(c, {"log": lf, "m": m})
 
-# Lost GPU, ECC and unknown errors reported by CUDA in the logs.
+# Lost GPU, ECC and unknown errors reported by CUDA in the logs, when no
+# Xid line in the same container already names the fault more precisely.
 findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
+	not _has_known_xid(c)
 	some id, entry in _other
 	some lf in common.logs(c)
 	m := lf.matches[id]
@@ -140,6 +142,13 @@ findings contains f if {
 		"time": common.hit_time(c, {"log": lf, "m": m}),
 		"severity": _unknown_severity(id),
 	}
+}
+
+_has_known_xid(c) if {
+	some lf in common.logs(c)
+	some s in lf.matches["node.xid"].samples
+	some g in regex.find_all_string_submatch_n(_xid_re, s.text, -1)
+	xid_table[g[1]]
 }
 
 # "unknown error" alone is strong but not certain.

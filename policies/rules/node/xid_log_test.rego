@@ -50,3 +50,19 @@ test_signatures if {
 	regex.match(_re("node.gpu-unknown"), "terminate called after throwing an instance of 'c10::CUDAError'  what():  CUDA error: unknown error")
 	not regex.match(_re("node.gpu-unknown"), "RuntimeError: CUDA error: an illegal memory access was encountered")
 }
+
+test_xid_line_is_not_reported_twice if {
+	line := "NVRM: Xid (PCI:0000:07:00): 79, pid=0, GPU has fallen off the bus."
+	m := {"count": 1, "firstLine": 3, "lastLine": 3, "samples": [{"line": 3, "text": line}]}
+	pod := {
+		"name": "w-0", "namespace": "ml", "phase": "Failed", "nodeName": "gpu-7", "conditions": [],
+		"containers": [{
+			"name": "pytorch", "restartCount": 0, "state": {}, "lastState": {},
+			"logs": [{"file": "logs/w-0/pytorch.log", "matches": {"node.xid": m, "node.gpu-lost": m}, "tail": []}],
+		}],
+	}
+	fs := xid_log.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	f.params.xid == "79"
+}
