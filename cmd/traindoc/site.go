@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/site"
 )
 
@@ -14,7 +17,7 @@ func init() { addCommand(newSiteCmd) }
 
 func newSiteCmd() *cobra.Command {
 	var reports []string
-	var out string
+	var out, saveReport string
 	var src *sourceFlags
 	cmd := &cobra.Command{
 		Use:   "site [--snapshot DIR...] [--reports FILE.json|DIR]... [FILE.json...] --out DIR",
@@ -36,12 +39,27 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 			if out == "" {
 				return usageError(errors.New("--out DIR is required"))
 			}
+			snapshots := src.snapshots
+			if len(snapshots) == 0 && len(reports) == 0 && len(args) == 0 {
+				// Neither snapshots nor saved reports: read the cluster.
+				dir, cleanup, err := src.takeSnapshot(cmd.Context())
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				snapshots = []string{dir}
+			}
 			in, err := site.Collect(cmd.Context(), site.Sources{
-				Reports: append(append([]string(nil), reports...), args...), Snapshots: src.snapshots,
+				Reports: append(append([]string(nil), reports...), args...), Snapshots: snapshots,
 				Policies: src.policies, DataFiles: src.data, Version: version,
 			})
 			if err != nil {
 				return usageError(err)
+			}
+			if saveReport != "" && len(snapshots) > 0 {
+				if err := saveRun(saveReport, in.Runs[len(in.Runs)-1]); err != nil {
+					return err
+				}
 			}
 			if err := site.Build(in, out); err != nil {
 				if errors.Is(err, site.ErrNotSite) {
@@ -61,5 +79,26 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 	src = bindSourceFlags(cmd.Flags())
 	cmd.Flags().StringArrayVar(&reports, "reports", nil, "saved JSON report of a run (repeatable; several give trends)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output folder (created; an earlier site in it is replaced)")
+	cmd.Flags().StringVar(&saveReport, "save-report", "", "also save the new run's JSON report in this folder (as <collectedAt>.json), so that the next run's --reports shows the trend")
 	return cmd
+}
+
+// saveRun writes a run's report as <dir>/<collectedAt>.json.
+func saveRun(dir string, rep *report.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("save report: %w", err)
+	}
+	name := strings.NewReplacer(":", "", "-", "").Replace(rep.CollectedAt)
+	if name == "" {
+		name = "run"
+	}
+	f, err := os.Create(filepath.Join(dir, name+".json"))
+	if err != nil {
+		return fmt.Errorf("save report: %w", err)
+	}
+	if err := rep.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("save report %s: %w", f.Name(), err)
+	}
+	return f.Close()
 }

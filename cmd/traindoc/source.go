@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/pflag"
 
@@ -12,16 +13,19 @@ import (
 
 // sourceFlags say where the evidence comes from and which rules judge it.
 type sourceFlags struct {
+	cluster   *clusterFlags
 	snapshots []string
 	policies  []string
-	data     []string
-	jobs     []string
+	data      []string
+	jobs      []string
 }
 
 // bindSourceFlags adds the flags every command that diagnoses shares.
 func bindSourceFlags(fs *pflag.FlagSet) *sourceFlags {
 	s := &sourceFlags{}
-	fs.StringArrayVar(&s.snapshots, "snapshot", nil, "snapshot directory to read (repeatable: jobs of all snapshots are diagnosed together)")
+	fs.StringArrayVar(&s.snapshots, "snapshot", nil, "snapshot directory to read (repeatable: jobs of all snapshots are diagnosed together); without it, the cluster of the current kubeconfig context is read")
+	s.cluster = bindClusterFlags(fs)
+	fs.StringVar(&s.cluster.keep, "keep-snapshot", "", "when reading a cluster, keep the snapshot taken in this directory")
 	fs.StringArrayVar(&s.policies, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
 	fs.StringArrayVar(&s.data, "data", nil, "YAML or JSON data file merged into the rules' data, e.g. thresholds (repeatable)")
 	return s
@@ -35,7 +39,7 @@ func (s *sourceFlags) options() diagnose.Options {
 // warnings name the snapshot they came from.
 func loadReport(ctx context.Context, s *sourceFlags) (*report.Report, error) {
 	if len(s.snapshots) == 0 {
-		return nil, usageError(fmt.Errorf("--snapshot DIR is required"))
+		return s.loadLive(ctx)
 	}
 	opts := s.options()
 	if len(s.snapshots) > 1 {
@@ -85,4 +89,37 @@ func filterJobs(jobs []report.Job, names []string) []report.Job {
 		}
 	}
 	return out
+}
+
+// loadLive takes a snapshot of the cluster and diagnoses it: the live path
+// and the offline path are one path.
+func (s *sourceFlags) loadLive(ctx context.Context) (*report.Report, error) {
+	dir, cleanup, err := s.takeSnapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	live := *s
+	live.snapshots = []string{dir}
+	// The collector already selected the jobs named.
+	live.jobs = nil
+	return loadReport(ctx, &live)
+}
+
+// takeSnapshot collects the cluster into --keep-snapshot, or into a
+// temporary directory that cleanup removes.
+func (s *sourceFlags) takeSnapshot(ctx context.Context) (dir string, cleanup func(), err error) {
+	dir, cleanup = s.cluster.keep, func() {}
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "traindoc-snapshot-")
+		if err != nil {
+			return "", nil, fmt.Errorf("snapshot directory: %w", err)
+		}
+		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
+	}
+	if _, err := s.cluster.collect(ctx, s.jobs, dir, os.Stderr); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return dir, cleanup, nil
 }

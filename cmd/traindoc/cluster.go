@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/traindoc/traindoc/engine/collect"
+)
+
+func init() { addCommand(newSnapshotCmd) }
+
+// clusterFlags are the kubectl-style flags that select what to read from a
+// live cluster.
+type clusterFlags struct {
+	kubeconfig, context string
+	opts                collect.Options
+	// keep is where a live diagnosis keeps the snapshot it took; empty
+	// means a temporary directory removed afterwards.
+	keep string
+}
+
+func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
+	c := &clusterFlags{opts: collect.DefaultOptions()}
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG or ~/.kube/config; in-cluster config inside a pod)")
+	fs.StringVar(&c.context, "context", "", "kubeconfig context to use")
+	fs.StringVarP(&c.opts.Namespace, "namespace", "n", "", "namespace to read jobs from (default: the context's namespace)")
+	fs.BoolVarP(&c.opts.AllNamespaces, "all-namespaces", "A", false, "read jobs in every namespace")
+	fs.StringVarP(&c.opts.Selector, "selector", "l", "", "label selector the jobs must match")
+	fs.Int64Var(&c.opts.LogBytes, "log-bytes", c.opts.LogBytes, "keep at most this many bytes of each container log (0: no limit)")
+	fs.Int64Var(&c.opts.LogTail, "log-tail", 0, "keep at most this many last lines of each container log (0: no limit)")
+	fs.BoolVar(&c.opts.Timestamps, "timestamps", true, "ask for --timestamps on log lines (needed for stall and progress times)")
+	fs.BoolVar(&c.opts.Previous, "previous", true, "also read the log of the previous instance of restarted containers")
+	fs.BoolVar(&c.opts.Exec, "exec", false, "run read-only diagnostics inside running pods (nvidia-smi, ray status, checkpoint listing); needs pods/exec")
+	fs.DurationVar(&c.opts.ExecTimeout, "exec-timeout", c.opts.ExecTimeout, "timeout of each in-pod command")
+	fs.IntVar(&c.opts.Concurrency, "concurrency", c.opts.Concurrency, "log and exec requests in flight at once")
+	fs.Float32Var(&c.opts.QPS, "qps", c.opts.QPS, "client-side rate limit on API requests per second")
+	fs.IntVar(&c.opts.Burst, "burst", c.opts.Burst, "client-side burst above --qps")
+	fs.StringVar(&c.opts.PromptConfigMap, "prompt-configmap", "", "namespace/name of a ConfigMap whose <kind>.tmpl keys override the LLM prompts")
+	return c
+}
+
+// collect writes a snapshot of the cluster into dir.
+func (c *clusterFlags) collect(ctx context.Context, jobs []string, dir string, stderr io.Writer) (*collect.Result, error) {
+	cfg, ctxName, err := collect.BuildConfig(c.kubeconfig, c.context)
+	if err != nil {
+		return nil, usageError(fmt.Errorf("cluster config: %w", err))
+	}
+	opts := c.opts
+	opts.Jobs = jobs
+	if opts.Namespace == "" && !opts.AllNamespaces {
+		opts.Namespace = collect.DefaultNamespace(c.kubeconfig, c.context)
+	}
+	// A progress line on a terminal only: CI logs stay clean.
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		opts.Progress = stderr
+	}
+	res, err := collect.Collect(ctx, cfg, ctxName, opts, dir)
+	if errors.Is(err, collect.ErrUnreachable) && res != nil {
+		// Keep what was read; the snapshot's notes say what is missing.
+		fmt.Fprintf(stderr, "traindoc: %v; the snapshot is partial\n", err)
+		return res, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("collect from cluster: %w", err)
+	}
+	return res, nil
+}
+
+func newSnapshotCmd() *cobra.Command {
+	var out string
+	var cl *clusterFlags
+	cmd := &cobra.Command{
+		Use:   "snapshot -o DIR [JOB...]",
+		Short: "Collect training jobs, pods, events, logs and in-pod outputs from a cluster into a snapshot directory",
+		Long: `Read the training jobs a cluster serves (every supported kind whose CRD is
+installed), their pods, events, nodes, quotas, pod groups and logs, and write them
+in the snapshot layout (docs/snapshot-layout.md). Anything that cannot be read
+(for example events when RBAC forbids them) is recorded in snapshot.yaml and
+becomes a note in the report, not a failure.`,
+		Example: `  traindoc snapshot -n ml-research -o snap/
+  traindoc snapshot -A -l team=llm --exec -o snap/ && traindoc diagnose --snapshot snap/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return usageError(fmt.Errorf("-o DIR is required"))
+			}
+			start := time.Now()
+			res, err := cl.collect(cmd.Context(), args, out, cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d jobs, %d objects (%d pods), %d logs, %d exec outputs in %s\n",
+				res.Dir, len(res.Jobs), res.Objects, res.Pods, res.Logs, res.Exec, time.Since(start).Round(time.Millisecond))
+			for _, n := range res.Notes {
+				fmt.Fprintf(cmd.OutOrStdout(), "note: %s\n", n)
+			}
+			return nil
+		},
+	}
+	cl = bindClusterFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&out, "output", "o", "", "directory to write the snapshot to")
+	return cmd
+}
