@@ -51,7 +51,7 @@ func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
 func (c *clusterFlags) collect(ctx context.Context, jobs []string, dir string, stderr io.Writer) (*collect.Result, error) {
 	cfg, ctxName, err := collect.BuildConfig(c.kubeconfig, c.context)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("cluster config: %w", err))
+		return nil, usageError(fmt.Errorf("no cluster to read (give --snapshot DIR, or --kubeconfig and --context): %w", err))
 	}
 	opts := c.opts
 	opts.Jobs = jobs

@@ -19,7 +19,7 @@ func TestExitCodes(t *testing.T) {
 		{"failing job without a gate", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137"}, 0, "exec.oom-killed", ""},
 		{"gate trips", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "--fail-on", "error"}, 1, "exec.oom-killed", ""},
 		{"gate above every finding", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "--fail-on", "critical"}, 0, "", ""},
-		{"no snapshot", []string{"diagnose"}, 2, "", "--snapshot DIR is required"},
+		{"no snapshot and no cluster", []string{"diagnose", "--kubeconfig", "testdata/nope.kubeconfig"}, 2, "", "give --snapshot DIR"},
 		{"missing snapshot", []string{"diagnose", "--snapshot", "testdata/nope"}, 2, "", "testdata/nope"},
 		{"bad gate", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "--fail-on", "loud"}, 2, "", "--fail-on"},
 		{"bad format", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "-o", "pdf"}, 2, "", "-o \"pdf\""},
