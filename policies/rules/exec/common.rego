@@ -13,7 +13,7 @@ import data.traindoc.lib.k8s
 # Context signatures several rules read.
 signatures contains {
 	"id": "launcher.sigkill",
-	"pattern": `Signal 9 \(SIGKILL\) received by PID|exitcode\s*:\s*-9\b|failed \(exitcode: -9\)`,
+	"pattern": `Signal 9 \(SIGKILL\) received by PID|exitcode\s*:\s*-9\b|failed \(exitcode: -9\)|died with <Signals\.SIGKILL: 9>|exited on signal 9 \(Killed\)`,
 }
 
 signatures contains {

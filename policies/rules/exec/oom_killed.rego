@@ -46,7 +46,7 @@ signatures contains {
 # message that lists the OOM killer as one possible cause among others.)
 signatures contains {
 	"id": "exec.oom-killed.ray",
-	"pattern": `ray\.exceptions\.OutOfMemoryError|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`,
+	"pattern": `ray\.exceptions\.OutOfMemoryError|RayTaskError\(OutOfMemoryError\)|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`,
 }
 
 # Kernel log lines, when a dmesg dump or a sidecar ends up in the logs.
@@ -93,7 +93,7 @@ _how := {
 	"exec.oom-killed.kernel": "the kernel OOM killer killed a process",
 	"exec.oom-killed.ray": "Ray reported a worker killed for lack of node memory",
 	"exec.oom-killed.dataloader": "a DataLoader worker was killed (SIGKILL)",
-	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9)",
+	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)",
 	"launcher.shell-killed": "the shell reported its child Killed (SIGKILL)",
 }
 

@@ -47,6 +47,11 @@ test_not_on_plain_error_exit if {
 	count(fs) == 0
 }
 
+_launcher_re := s.pattern if {
+	some s in data.traindoc.rules.exec.common.signatures
+	s.id == "launcher.sigkill"
+}
+
 _re(id) := s.pattern if {
 	some s in oom_killed.signatures
 	s.id == id
@@ -56,6 +61,10 @@ test_signatures if {
 	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid 2714) is killed by signal: Killed.")
 	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid(s) 1601, 1602) exited unexpectedly") == false
 	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.")
+	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.RayTaskError(OutOfMemoryError): ray::train_fn() (pid=123, ip=10.0.0.5)")
+	regex.match(_launcher_re, "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=0']' died with <Signals.SIGKILL: 9>.")
+	regex.match(_launcher_re, "mpirun noticed that process rank 3 with PID 0 on node worker-1 exited on signal 9 (Killed).")
+	not regex.match(_launcher_re, "mpirun noticed that process rank 3 with PID 0 on node worker-1 exited on signal 15 (Terminated).")
 	regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node")
 	not regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 0 Workers (tasks / actors) killed due to memory pressure (OOM), 2 Workers crashed due to other reasons at node")
 	not regex.match(_re("exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
