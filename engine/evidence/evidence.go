@@ -162,16 +162,15 @@ type Spec struct {
 	Suspend bool `json:"suspend"`
 	// ProcsPerNode is the processes-per-node setting as written ("8",
 	// "auto", "gpu"); ProcsPerNodeCount is its value when numeric, else 0.
-	ProcsPerNode      string      `json:"procsPerNode,omitempty"`
-	ProcsPerNodeCount int         `json:"procsPerNodeCount"`
-	Elastic           *Elastic    `json:"elastic,omitempty"`
-	RunPolicy         RunPolicy   `json:"runPolicy"`
-	RunMode           RunMode     `json:"runMode"`
-	Scheduler         Scheduler   `json:"scheduler"`
-	Torchrun          *Torchrun   `json:"torchrun,omitempty"`
-	Runtime           string      `json:"runtime,omitempty"`
-	Entrypoint        string      `json:"entrypoint,omitempty"`
-	Extra             interface{} `json:"extra,omitempty"`
+	ProcsPerNode      string    `json:"procsPerNode,omitempty"`
+	ProcsPerNodeCount int       `json:"procsPerNodeCount"`
+	Elastic           *Elastic  `json:"elastic,omitempty"`
+	RunPolicy         RunPolicy `json:"runPolicy"`
+	RunMode           RunMode   `json:"runMode"`
+	Scheduler         Scheduler `json:"scheduler"`
+	Torchrun          *Torchrun `json:"torchrun,omitempty"`
+	Runtime           string    `json:"runtime,omitempty"`
+	Entrypoint        string    `json:"entrypoint,omitempty"`
 }
 
 // Elastic are elastic-training bounds.
