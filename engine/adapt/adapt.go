@@ -65,12 +65,15 @@ type index struct {
 	gates    []*snapshot.Object
 	children []*snapshot.Object
 	newest   time.Time
+	// chains memoises ownerChain: every job asks about every pod.
+	chains map[*snapshot.Object][]*snapshot.Object
 }
 
 func newIndex(s *snapshot.Snapshot) *index {
 	ix := &index{
 		snap: s, byUID: map[string]*snapshot.Object{}, byKey: map[string]*snapshot.Object{},
 		nodes: map[string]*snapshot.Object{}, quotas: map[string][]*snapshot.Object{},
+		chains: map[*snapshot.Object][]*snapshot.Object{},
 	}
 	for _, o := range s.Objects {
 		if o.UID != "" {
@@ -120,6 +123,15 @@ func (ix *index) noteTimes(v any) {
 // ownerChain returns the owners of o, nearest first, following
 // ownerReferences through objects present in the snapshot.
 func (ix *index) ownerChain(o *snapshot.Object) []*snapshot.Object {
+	if c, ok := ix.chains[o]; ok {
+		return c
+	}
+	c := ix.walkOwners(o)
+	ix.chains[o] = c
+	return c
+}
+
+func (ix *index) walkOwners(o *snapshot.Object) []*snapshot.Object {
 	var chain []*snapshot.Object
 	seen := map[string]bool{}
 	cur := o

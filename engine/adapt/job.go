@@ -2,6 +2,7 @@ package adapt
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -171,13 +172,13 @@ func replicaType(p *snapshot.Object, job *evidence.Job) string {
 
 func replicaIndex(p *snapshot.Object) *int {
 	for _, k := range indexLabels {
-		if n, ok := snapshot.Int(map[string]any{"v": p.Labels[k]}, "v"); ok && p.Labels[k] != "" {
+		if n, err := strconv.Atoi(p.Labels[k]); err == nil {
 			return &n
 		}
 	}
 	// <job>-<type>-<index>
 	if i := strings.LastIndex(p.Name, "-"); i >= 0 {
-		if n, ok := snapshot.Int(map[string]any{"v": p.Name[i+1:]}, "v"); ok {
+		if n, err := strconv.Atoi(p.Name[i+1:]); err == nil {
 			return &n
 		}
 	}
@@ -361,11 +362,11 @@ func gpuCount(res map[string]string) int64 {
 
 // quantity reads a whole-number resource quantity ("8"); others count 0.
 func quantity(s string) int64 {
-	n, ok := snapshot.Int(map[string]any{"v": s}, "v")
-	if !ok {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil {
 		return 0
 	}
-	return int64(n)
+	return n
 }
 
 func childEvidence(o *snapshot.Object) evidence.Child {

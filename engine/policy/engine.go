@@ -268,12 +268,23 @@ func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, error) {
 			return nil, fmt.Errorf("finding from traindoc.rules.%s: the package has no METADATA (title, custom.id, category, severity)", strings.Join(out[i].RulePath, "."))
 		}
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		ka, _ := json.Marshal(out[a])
-		kb, _ := json.Marshal(out[b])
-		return string(ka) < string(kb)
-	})
-	return out, nil
+	// Rego sets have no order we may rely on; sort by each finding's
+	// canonical JSON, computed once per finding.
+	keys := make([]string, len(out))
+	for i := range out {
+		k, _ := json.Marshal(out[i])
+		keys[i] = string(k)
+	}
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return keys[idx[a]] < keys[idx[b]] })
+	sorted := make([]RawFinding, len(out))
+	for i, j := range idx {
+		sorted[i] = out[j]
+	}
+	return sorted, nil
 }
 
 func roundTrip(in, out any) error {

@@ -11,13 +11,15 @@ pod_ref(pod) := {"kind": "Pod", "namespace": pod.namespace, "name": pod.name}
 # job_ref is the object reference of the job under diagnosis.
 job_ref := {"kind": input.kind, "namespace": input.namespace, "name": input.name}
 
-# event_evidence turns an event into an evidence entry.
+# event_evidence turns an event into an evidence entry. Its time is the
+# first occurrence: rules date findings from evidence, and a cause is when
+# it started, not its latest repeat (the count says how often).
 event_evidence(e) := {
 	"kind": "event",
 	"source": sprintf("event %s/%s %s", [e.object.kind, e.object.name, e.reason]),
 	"object": {"kind": e.object.kind, "namespace": object.get(e.object, "namespace", ""), "name": e.object.name},
 	"text": e.message,
-	"time": object.get(e, "lastTime", object.get(e, "firstTime", "")),
+	"time": event_time(e),
 	"count": e.count,
 }
 

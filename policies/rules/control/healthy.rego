@@ -2,8 +2,9 @@
 # title: The job succeeded or runs with all its replicas
 # description: |
 #   The job completed successfully, or it is running with every expected
-#   replica up and no container stuck in a failing state, and no other rule
-#   found anything about it.
+#   replica up and no container stuck in a failing state. When another rule
+#   finds something at warning or above, the job is not healthy and the engine
+#   leaves this finding out of the report.
 # custom:
 #   id: healthy
 #   category: healthy
@@ -20,7 +21,7 @@
 #   zh:
 #     title: 作业已成功或全部副本正常运行
 #     description: |
-#       作业已成功完成，或者正在运行且所有期望的副本都已启动、没有容器卡在失败状态，并且其他规则没有发现任何问题。
+#       作业已成功完成，或者正在运行且所有期望的副本都已启动、没有容器卡在失败状态。若其他规则发现警告及以上级别的问题，作业即不健康，引擎不会在报告中列出本条结论。
 package traindoc.rules.control.healthy
 
 import data.traindoc.lib.k8s
@@ -58,25 +59,8 @@ _success_evidence contains k8s.field_evidence(_ref, "status.jobStatus", p) if {
 	upper(p) == "SUCCEEDED"
 }
 
-# Any finding of another rule means something is wrong or worth a look:
-# the verdict is then theirs, not this one.
-_others contains f if some f in data.traindoc.rules.spec[_].findings
-
-_others contains f if some f in data.traindoc.rules.sched[_].findings
-
-_others contains f if some f in data.traindoc.rules.pod[_].findings
-
-_others contains f if some f in data.traindoc.rules.node[_].findings
-
-_others contains f if some f in data.traindoc.rules.job[_].findings
-
-_others contains f if some f in data.traindoc.rules.exec[_].findings
-
-_others contains f if some f in data.traindoc.rules.progress[_].findings
-
 findings contains f if {
 	not _failed
-	count(_others) == 0
 	count(_success_evidence) > 0
 	evs := sort([e | some e in _success_evidence])
 	times := sort([t | some e in evs; t := object.get(e, "time", ""); t != ""])
@@ -113,7 +97,6 @@ _bad_pod if {
 findings contains f if {
 	input.phase == "Running"
 	not _failed
-	count(_others) == 0
 	count(_list(input.replicas)) > 0
 	_expected > 0
 	not _short_group

@@ -37,12 +37,3 @@ test_failed_job_silent if {
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "status": {"conditions": [c]}, "replicas": [_group("Master", 1, 0, 0)], "pods": []}
 	count(healthy.findings) == 0 with input as j
 }
-
-test_other_finding_silent if {
-	pods := [_pod("bert-master-0", "Running", {"state": "running"})]
-	j := {
-		"kind": "PyTorchTrainingJob", "name": "bert", "phase": "Running", "status": {"conditions": []},
-		"spec": {"runMode": {"debug": true}}, "replicas": [_group("master", 1, 1, 0)], "pods": pods,
-	}
-	count(healthy.findings) == 0 with input as j
-}

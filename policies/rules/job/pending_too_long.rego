@@ -35,19 +35,8 @@ import data.traindoc.lib.k8s
 
 _ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
 
-# Rules that name why a job cannot start. When one of them fires, it is the
-# diagnosis and the age of the wait adds nothing.
-_specific contains f if some f in data.traindoc.rules.sched[_].findings
-
-_specific contains f if some f in data.traindoc.rules.pod.image_pull.findings
-
-_specific contains f if some f in data.traindoc.rules.pod.config_error.findings
-
-_specific contains f if some f in data.traindoc.rules.job.creation_failed.findings
-
 findings contains f if {
 	input.phase == "Pending"
-	count(_specific) == 0
 	created := input.createdAt
 	age := k8s.age_seconds(created)
 	limit := config.thresholds.pending_seconds
@@ -59,7 +48,11 @@ findings contains f if {
 			k8s.field_evidence(_ref, "metadata.creationTimestamp", sprintf("created %s, still Pending at %s", [created, input.now])),
 			{"time": created},
 		)],
-		"time": created,
+		# The finding starts when the wait became too long, so that a
+		# scheduling or creation error seen before then explains it; the
+		# taxonomy marks this category as a fallback, and the engine drops
+		# it when something explains it.
+		"time": time.format(time.parse_rfc3339_ns(created) + (limit * 1000000000)),
 	}
 }
 

@@ -94,15 +94,17 @@ findings contains f if {
 	[pod, c] := x
 	text := _text(pod, c)
 	cls := _class(sprintf("%s %s", [c.state.reason, text]))
-	evs := [k8s.event_evidence(e) |
+	es := [e |
 		some e in k8s.pod_events(pod.name)
 		regex.match(_event_pattern, e.message)
 	]
+	evs := [k8s.event_evidence(e) | some e in es]
 	f := {
 		"subject": k8s.container_subject(pod, c),
 		"params": {"image": object.get(c, "image", _image_or(text)), "error": cls[0], "detail": _detail(text)},
 		"evidence": array.concat([k8s.state_evidence(pod, c, "state", c.state)], evs),
-		"time": object.get(c.state, "startedAt", _first_time(evs, object.get(pod, "startTime", object.get(pod, "createdAt", "")))),
+		# The first failed pull, not the latest retry.
+		"time": object.get(c.state, "startedAt", _first_time(es, object.get(pod, "startTime", object.get(pod, "createdAt", "")))),
 		"owner": cls[1],
 	}
 }
@@ -111,8 +113,8 @@ _image_or(text) := x if {
 	x := _image_in(text)
 } else := "?"
 
-_first_time(evs, fallback) := t if {
-	ts := sort([e.time | some e in evs; e.time != ""])
+_first_time(es, fallback) := t if {
+	ts := sort([t | some e in es; t := k8s.event_time(e); t != ""])
 	t := ts[0]
 } else := fallback
 
