@@ -1,7 +1,9 @@
 // Package policies holds traindoc's built-in Rego rules, embedded into the
-// binary. Each rule is a package traindoc.rules.<area>.<name> in
-// rules/<area>/<name>.rego, documented by a METADATA block, with its tests
-// in <name>_test.rego beside it.
+// binary. Each rule is a folder rules/<area>/<name>/ holding the package
+// traindoc.rules.<area>.<name> in <name>.rego, documented by a METADATA
+// block, its tests in <name>_test.rego and its example lines in lines.yaml.
+// The rule's id (<area>-<name>) and default category (<area>.<name>) come
+// from the path. Shared helpers live in lib/.
 package policies
 
 import "embed"

@@ -63,6 +63,36 @@ func TestEveryRuleHasTests(t *testing.T) {
 	}
 }
 
+// TestRuleLayout checks that every built-in rule lives in its own folder,
+// rules/<area>/<name>/<name>.rego, whose path matches its package: the id
+// and default category are derived from the package, so a file in the
+// wrong folder would be a rule whose id points elsewhere.
+func TestRuleLayout(t *testing.T) {
+	e, err := policy.Load(context.Background(), policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range e.Rules() {
+		parts := strings.Split(strings.TrimPrefix(r.Package, policy.RulesRoot+"."), ".")
+		want := "builtin:rules/" + parts[0] + "/" + parts[1] + "/" + parts[1] + ".rego"
+		if r.File != want {
+			t.Errorf("rule %s is in %s, want %s", r.ID, r.File, want)
+		}
+	}
+	err = fs.WalkDir(policies.FS, "rules", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if depth := strings.Count(p, "/"); depth != 3 {
+			t.Errorf("%s: rule files live in rules/<area>/<name>/", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFormatted checks every .rego file is formatted as `opa fmt` would.
 func TestFormatted(t *testing.T) {
 	err := fs.WalkDir(policies.FS, ".", func(p string, d fs.DirEntry, err error) error {

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"bytes"
 	"fmt"
 	"regexp"
@@ -39,8 +40,6 @@ type Rule struct {
 	msgEn, msgZh *template.Template
 }
 
-var ruleIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
-
 // catalogue reads the METADATA of every rule package and validates it.
 func (e *Engine) catalogue() (map[string]*Rule, error) {
 	sources := map[string]*sourceFile{}
@@ -68,7 +67,7 @@ func (e *Engine) catalogue() (map[string]*Rule, error) {
 				r.Builtin, r.Source = f.Builtin, string(f.Source)
 			}
 		}
-		if err := r.fill(a, e.categories); err != nil {
+		if err := r.fill(pkg, a, e.categories); err != nil {
 			errs = append(errs, fmt.Sprintf("%s: rule %s: %v", loc, pkg, err))
 			continue
 		}
@@ -117,7 +116,39 @@ func definesFindings(m *ast.Module) bool {
 	return false
 }
 
-func (r *Rule) fill(a *ast.Annotations, categories map[string]string) error {
+// RuleID is the id a rule package's path gives it:
+// traindoc.rules.exec.cuda_oom is "exec-cuda-oom". ok is false when the
+// package is not shaped traindoc.rules.<area>.<name>.
+func RuleID(pkg string) (id string, ok bool) {
+	area, name, ok := ruleParts(pkg)
+	if !ok {
+		return "", false
+	}
+	return area + "-" + strings.ReplaceAll(name, "_", "-"), true
+}
+
+// defaultCategory is the category a rule's path suggests
+// (exec.cuda_oom → exec.cuda-oom); METADATA's custom.category overrides it.
+func defaultCategory(pkg string) string {
+	area, name, _ := ruleParts(pkg)
+	return area + "." + strings.ReplaceAll(name, "_", "-")
+}
+
+var rulePartPattern = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+func ruleParts(pkg string) (area, name string, ok bool) {
+	rest, found := strings.CutPrefix(pkg, RulesRoot+".")
+	if !found {
+		return "", "", false
+	}
+	parts := strings.Split(rest, ".")
+	if len(parts) != 2 || !rulePartPattern.MatchString(parts[0]) || !rulePartPattern.MatchString(parts[1]) {
+		return "", "", false
+	}
+	return parts[0], parts[1], true
+}
+
+func (r *Rule) fill(pkg string, a *ast.Annotations, categories map[string]string) error {
 	c := a.Custom
 	str := func(m map[string]any, k string) string {
 		s, _ := m[k].(string)
@@ -128,10 +159,17 @@ func (r *Rule) fill(a *ast.Annotations, categories map[string]string) error {
 		return report.Text{En: str(m, "en"), Zh: str(m, "zh")}
 	}
 	zh, _ := c["zh"].(map[string]any)
-	r.ID = str(c, "id")
+	id, ok := RuleID(pkg)
+	if !ok {
+		return fmt.Errorf("package must be %s.<area>.<name> (lower-case letters, digits and underscores): the rule's id and default category come from it", RulesRoot)
+	}
+	if given := str(c, "id"); given != "" && given != id {
+		return fmt.Errorf("custom.id %q differs from %q, the id the package path gives; remove custom.id", given, id)
+	}
+	r.ID = id
 	r.Title = report.Text{En: strings.TrimSpace(a.Title), Zh: str(zh, "title")}
 	r.Description = report.Text{En: strings.TrimSpace(a.Description), Zh: str(zh, "description")}
-	r.Category = str(c, "category")
+	r.Category = cmp.Or(str(c, "category"), defaultCategory(pkg))
 	r.Severity = str(c, "severity")
 	r.Owner = str(c, "owner")
 	r.Message = text("message")
@@ -150,8 +188,8 @@ func (r *Rule) fill(a *ast.Annotations, categories map[string]string) error {
 	}
 	var missing []string
 	for k, v := range map[string]string{
-		"title": r.Title.En, "description": r.Description.En, "custom.id": r.ID,
-		"custom.category": r.Category, "custom.severity": r.Severity, "custom.owner": r.Owner,
+		"title": r.Title.En, "description": r.Description.En,
+		"custom.severity": r.Severity, "custom.owner": r.Owner,
 		"custom.zh.title": r.Title.Zh, "custom.zh.description": r.Description.Zh,
 		"custom.remediation.en": r.Remediation.En, "custom.remediation.zh": r.Remediation.Zh,
 	} {
@@ -163,12 +201,9 @@ func (r *Rule) fill(a *ast.Annotations, categories map[string]string) error {
 		sort.Strings(missing)
 		return fmt.Errorf("METADATA lacks %s", strings.Join(missing, ", "))
 	}
-	if !ruleIDPattern.MatchString(r.ID) {
-		return fmt.Errorf("custom.id %q must be lower-case letters, digits, dots and dashes", r.ID)
-	}
 	layer, ok := categories[r.Category]
 	if !ok {
-		return fmt.Errorf("custom.category %q is not a known category (data.traindoc.taxonomy.categories)", r.Category)
+		return fmt.Errorf("category %q is not a known category (data.traindoc.taxonomy.categories); set custom.category", r.Category)
 	}
 	r.Layer = layer
 	if !report.ValidSeverity(r.Severity) {

@@ -66,6 +66,9 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 		}
 		user = append(user, fs...)
 	}
+	if err := checkUserPackages(user); err != nil {
+		return nil, err
+	}
 	files, overridden := merge(builtin, user)
 	data, err := loadData(opts.DataFiles)
 	if err != nil {

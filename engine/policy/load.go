@@ -15,8 +15,12 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 )
 
-// RulesRoot is the package prefix every rule lives under.
-const RulesRoot = "traindoc.rules"
+// RulesRoot is the package prefix every rule lives under; LibRoot the one of
+// shared helpers.
+const (
+	RulesRoot = "traindoc.rules"
+	LibRoot   = "traindoc.lib"
+)
 
 // sourceFile is one parsed .rego file.
 type sourceFile struct {
@@ -86,18 +90,14 @@ func packagePath(m *ast.Module) string {
 func testTarget(pkg string) string { return strings.TrimSuffix(pkg, "_test") }
 
 // merge applies user files over built-in ones: a user module whose package
-// (or rule id) equals a built-in one replaces that built-in package, with
-// its tests, instead of merging into it as OPA would by default.
+// equals a built-in one (and so has the same rule id) replaces that built-in
+// package, with its tests, instead of merging into it as OPA would by
+// default.
 func merge(builtin, user []*sourceFile) (files []*sourceFile, overridden []string) {
 	userPkgs := map[string]string{}
-	userIDs := map[string]bool{}
 	for _, f := range user {
-		if f.Test {
-			continue
-		}
-		userPkgs[packagePath(f.Module)] = f.Name
-		if id := moduleRuleID(f.Module); id != "" {
-			userIDs[id] = true
+		if !f.Test {
+			userPkgs[packagePath(f.Module)] = f.Name
 		}
 	}
 	dropped := map[string]bool{}
@@ -109,11 +109,6 @@ func merge(builtin, user []*sourceFile) (files []*sourceFile, overridden []strin
 		if by, ok := userPkgs[pkg]; ok {
 			dropped[pkg] = true
 			overridden = append(overridden, fmt.Sprintf("%s overridden by %s", pkg, by))
-			continue
-		}
-		if id := moduleRuleID(f.Module); id != "" && userIDs[id] {
-			dropped[pkg] = true
-			overridden = append(overridden, fmt.Sprintf("rule %s (%s) overridden by a user policy", id, pkg))
 		}
 	}
 	for _, f := range builtin {
@@ -131,15 +126,29 @@ func merge(builtin, user []*sourceFile) (files []*sourceFile, overridden []strin
 	return files, overridden
 }
 
-// moduleRuleID is custom.id of the module's package annotation.
-func moduleRuleID(m *ast.Module) string {
-	for _, a := range m.Annotations {
-		if a.Scope != "package" {
-			continue
+// checkUserPackages rejects user policy files whose package traindoc would
+// never evaluate: rules are traindoc.rules.<area>.<name>, shared helpers
+// traindoc.lib.<name>, tests end in _test.
+func checkUserPackages(user []*sourceFile) error {
+	var errs []string
+	for _, f := range user {
+		pkg := packagePath(f.Module)
+		if f.Test {
+			pkg = testTarget(pkg)
 		}
-		if id, ok := a.Custom["id"].(string); ok {
-			return id
+		switch {
+		case strings.HasPrefix(pkg, RulesRoot+"."):
+			if _, ok := RuleID(pkg); !ok {
+				errs = append(errs, fmt.Sprintf("%s:%d: package %s: rules must be %s.<area>.<name> (lower-case letters, digits and underscores), or they are never evaluated", f.Name, f.Module.Package.Location.Row, pkg, RulesRoot))
+			}
+		case strings.HasPrefix(pkg, LibRoot+"."), f.Test:
+		default:
+			errs = append(errs, fmt.Sprintf("%s:%d: package %s is never evaluated: rules must be %s.<area>.<name>, shared helpers %s.<name>", f.Name, f.Module.Package.Location.Row, pkg, RulesRoot, LibRoot))
 		}
 	}
-	return ""
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("invalid user policies:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return nil
 }

@@ -2,7 +2,6 @@
 # title: Site-specific GPU shortage rule
 # description: Replaces the built-in rule.
 # custom:
-#   id: site-gpu
 #   category: sched.insufficient-gpu
 #   severity: warning
 #   owner: platform

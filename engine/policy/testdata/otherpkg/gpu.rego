@@ -1,0 +1,5 @@
+package mycompany.rules.gpu
+
+findings contains {"params": {}} if {
+	input.name == "x"
+}

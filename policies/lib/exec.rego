@@ -1,0 +1,216 @@
+# Helpers shared by the execution-layer rules (and the log-based GPU
+# hardware and progress rules): which log matches count, in what order, and
+# how they become evidence. This package emits no findings.
+#
+# Signature id conventions: ids that start with "exec." or "node." are
+# failure signatures (a match is a specific cause for its container); ids
+# that start with "net." or "launcher." are context (transport selection,
+# torchrun summaries) and never make a container "explained" on their own.
+package traindoc.lib.exec
+
+import data.traindoc.lib.k8s
+
+# Context signatures several rules read.
+signatures contains {
+	"id": "launcher.sigkill",
+	"pattern": `Signal 9 \(SIGKILL\) received by PID|exitcode\s*:\s*-9\b|failed \(exitcode: -9\)|died with <Signals\.SIGKILL: 9>|exited on signal 9 \(Killed\)`,
+}
+
+signatures contains {
+	"id": "launcher.sigsegv",
+	"pattern": `Signal 11 \(SIGSEGV\) received by PID|exitcode\s*:\s*-11\b|failed \(exitcode: -11\)`,
+}
+
+signatures contains {
+	"id": "launcher.sigabrt",
+	"pattern": `Signal 6 \(SIGABRT\) received by PID|exitcode\s*:\s*-6\b|failed \(exitcode: -6\)`,
+}
+
+signatures contains {
+	"id": "launcher.sigbus",
+	"pattern": `Signal 7 \(SIGBUS\) received by PID|exitcode\s*:\s*-7\b|failed \(exitcode: -7\)`,
+}
+
+# A Python exception line ("KeyError: 'x'", "[rank3]: ValueError: ...",
+# "(RayTrainWorker pid=1, ip=...) TypeError: ..."): used to find the
+# exception of a rank when the log's last traceback is the launcher's own.
+signatures contains {
+	"id": "launcher.exception",
+	"pattern": `^(?:\[(?:default)?rank\d+\]:\s*|\([\w.]+ pid=\d+[^)]*\)\s*)?(?P<type>(?:[A-Za-z_][\w]*\.)*[A-Z][\w]*(?:Error|Exception|Interrupt|Exit|Failure)(?:\([\w.]+\))?): `,
+}
+
+# Launcher and wrapper exceptions that only report that something else failed.
+wrapper_exceptions := {
+	"ChildFailedError",
+	"SignalException",
+	"TrainingFailedError",
+	"RayTaskError",
+	"TuneError",
+	"CalledProcessError",
+	"SystemExit",
+	"KeyboardInterrupt",
+	"ProcessRaisedException",
+	"ProcessExitedException",
+	"BrokenProcessPool",
+}
+
+# logs(c) are the scanned log files of a container.
+logs(c) := object.get(c, "logs", [])
+
+# failed_container holds when the container ended badly or restarted.
+failed_container(pod, c) if {
+	s := k8s.terminated(c)
+	k8s.exit_code(s) != 0
+}
+
+failed_container(_, c) if c.restartCount > 0
+
+failed_container(pod, _) if pod.phase == "Failed"
+
+# survived: the same log kept making training progress after the last
+# match, so the error was handled (a retried download, a skipped batch).
+survived(lf, m) if {
+	p := object.get(lf, "progress", {})
+	object.get(p, "lastStepLine", 0) > m.lastLine + 5
+}
+
+# relevant decides whether a match in a log speaks about a failure: never in
+# a job that succeeded; always in a container that failed or restarted or a
+# job that failed; otherwise only when training did not carry on after it.
+relevant(pod, c, lf, m) if {
+	input.phase != "Succeeded"
+	_relevant_state(pod, c, lf, m)
+}
+
+_relevant_state(_, _, lf, _) if lf.previous
+
+_relevant_state(pod, c, _, _) if failed_container(pod, c)
+
+_relevant_state(_, _, _, _) if input.phase == "Failed"
+
+_relevant_state(_, _, lf, m) if not survived(lf, m)
+
+# hits(pod, c, ids) are the relevant matches of the given signature ids in a
+# container's logs, earliest first: [{"log", "id", "m"}].
+hits(pod, c, ids) := [h |
+	some pair in sort([[_order(lf, m), {"log": lf, "id": id, "m": m}] |
+		some lf in logs(c)
+		some id in ids
+		m := lf.matches[id]
+		relevant(pod, c, lf, m)
+	])
+	h := pair[1]
+]
+
+_order(lf, m) := [object.get(m, "firstTime", ""), _prev_rank(lf), m.firstLine]
+
+_prev_rank(lf) := 0 if lf.previous
+
+else := 1
+
+# has_hit holds when any of ids matched relevantly in the container.
+has_hit(pod, c, ids) if count(hits(pod, c, ids)) > 0
+
+# finished_at is when the container instance a log belongs to ended. A
+# container that crash-loops only shows its latest exit, which says nothing
+# about when the failure first happened: then the time is unknown ("").
+finished_at(c, lf) := "" if {
+	c.restartCount >= 2
+} else := t if {
+	lf.previous
+	t := c.lastState.finishedAt
+} else := t if {
+	t := c.state.finishedAt
+} else := t if {
+	t := c.lastState.finishedAt
+} else := ""
+
+# state_time is when a terminated state ended, unknown for a crash loop.
+state_time(c, s) := "" if {
+	c.restartCount >= 2
+} else := object.get(s, "finishedAt", "")
+
+# hit_time is the time of the first match of a hit, or when the container
+# ended.
+hit_time(c, h) := t if {
+	t := h.m.firstTime
+	t != ""
+} else := finished_at(c, h.log)
+
+# sample_evidence turns one sample of a match into an evidence entry.
+sample_evidence(pod, c, lf, m, s) := {
+	"kind": "log",
+	"source": sprintf("pod %s container %s", [pod.name, c.name]),
+	"object": k8s.pod_ref(pod),
+	"file": lf.file,
+	"line": s.line,
+	"text": s.text,
+	"time": object.get(s, "time", ""),
+	"count": m.count,
+}
+
+# hit_evidence is the first sample of a hit.
+hit_evidence(pod, c, h) := sample_evidence(pod, c, h.log, h.m, h.m.samples[0])
+
+# evidence(pod, c, hs) gives up to three entries, one per hit (first sample
+# of each), in the order of hs.
+evidence(pod, c, hs) := [e |
+	some i, h in hs
+	i < 3
+	count(object.get(h.m, "samples", [])) > 0
+	e := hit_evidence(pod, c, h)
+]
+
+# sample_text is the text of the first sample of a hit.
+sample_text(h) := h.m.samples[0].text if count(object.get(h.m, "samples", [])) > 0
+
+else := ""
+
+# all_texts are the sample texts of every hit.
+all_texts(hs) := [s.text | some h in hs; some s in object.get(h.m, "samples", [])]
+
+# state_evidence is the terminated state of a container as evidence.
+state_evidence(pod, c) := k8s.state_evidence(pod, c, "state", c.state) if c.state.state == "terminated"
+
+else := k8s.state_evidence(pod, c, "lastState", c.lastState)
+
+# subject names a container.
+subject(pod, c) := k8s.container_subject(pod, c)
+
+# hit_subject names the container and, when the matched line carries a rank
+# prefix ("[rank13]:", "[Rank 3]", "[PG 0 (default_pg) Rank 3]"), the
+# global rank, so that a report can say "rank 37: CUDA out of memory".
+hit_subject(pod, c, h) := object.union(subject(pod, c), {"rank": to_number(m[0][1])}) if {
+	m := regex.find_all_string_submatch_n(`(?i)\brank\s?(\d+)\]`, sample_text(h), 1)
+	count(m) == 1
+} else := subject(pod, c)
+
+# specific_hit holds when a failure signature (exec.* or node.*) matched
+# relevantly in the container.
+specific_hit(pod, c) if {
+	some lf in logs(c)
+	some id, m in lf.matches
+	_is_failure_id(id)
+	relevant(pod, c, lf, m)
+}
+
+_is_failure_id(id) if startswith(id, "exec.")
+
+_is_failure_id(id) if startswith(id, "node.")
+
+# exception_type is the bare type of a "pkg.Type: message" line, with Ray's
+# RayTaskError(Inner) unwrapped to Inner.
+exception_type(line) := t if {
+	m := regex.find_all_string_submatch_n(`(?:^|[\s:])((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)(?:\(((?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*)\))?:(?:\s|$)`, line, 1)
+	count(m) > 0
+	t := _unwrap(m[0][1], m[0][2])
+}
+
+_unwrap(outer, inner) := _last(inner) if inner != ""
+
+else := _last(outer)
+
+_last(dotted) := parts[count(parts) - 1] if parts := split(dotted, ".")
+
+# job_running holds while the job is running.
+job_running if input.phase == "Running"

@@ -1,0 +1,92 @@
+# METADATA
+# title: CUDA runtime, driver or device mismatch
+# description: |
+#   The program could not use the GPU as built: no GPU visible in the
+#   container, a driver older than the CUDA runtime in the image, a PyTorch
+#   build without kernels for this GPU architecture, missing CUDA libraries,
+#   or a device index beyond the GPUs the pod has.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "CUDA environment problem: {{.problem}}."
+#     zh: "CUDA 环境问题：{{.problem}}。"
+#   remediation:
+#     en: |
+#       - "No CUDA GPUs are available" / "Found no NVIDIA driver": make sure the container requests `nvidia.com/gpu` and runs on a GPU node with the device plugin; do not set `CUDA_VISIBLE_DEVICES`/`NVIDIA_VISIBLE_DEVICES` to nothing. If it happens after a crash on a node with Xid errors, the GPU is gone: drain the node.
+#       - "driver version is insufficient" / "forward compatibility": use an image whose CUDA runtime the node driver supports (`nvidia-smi` shows the highest CUDA version), or upgrade the node driver.
+#       - "no kernel image is available": install a PyTorch/extension build that includes this GPU's compute capability (e.g. sm_90 for H100); rebuild custom CUDA extensions with `TORCH_CUDA_ARCH_LIST`.
+#       - Missing `libcuda.so.1`/`libcudart`/`libcudnn`: run under the NVIDIA container runtime and use a CUDA base image, or install the matching `nvidia-*-cu12` wheels.
+#       - "invalid device ordinal": start no more processes per pod than GPUs requested and select the device from LOCAL_RANK.
+#     zh: |
+#       - "No CUDA GPUs are available" / "Found no NVIDIA driver"：确认容器申请了 `nvidia.com/gpu` 并运行在装有设备插件的 GPU 节点上；不要把 `CUDA_VISIBLE_DEVICES`/`NVIDIA_VISIBLE_DEVICES` 设为空。如果是在有 Xid 错误的节点上崩溃后出现，说明 GPU 已丢失：请隔离该节点。
+#       - "driver version is insufficient" / "forward compatibility"：使用节点驱动支持的 CUDA 运行时镜像（`nvidia-smi` 显示支持的最高 CUDA 版本），或升级节点驱动。
+#       - "no kernel image is available"：安装包含该 GPU 计算能力的 PyTorch/扩展版本（如 H100 需要 sm_90）；用 `TORCH_CUDA_ARCH_LIST` 重新编译自定义 CUDA 扩展。
+#       - 缺少 `libcuda.so.1`/`libcudart`/`libcudnn`：使用 NVIDIA 容器运行时和 CUDA 基础镜像，或安装匹配的 `nvidia-*-cu12` 包。
+#       - "invalid device ordinal"：每个 Pod 启动的进程数不要超过申请的 GPU 数，并按 LOCAL_RANK 选择设备。
+#   zh:
+#     title: CUDA 运行时、驱动或设备不匹配
+#     description: |
+#       程序无法按构建方式使用 GPU：容器中看不到 GPU、驱动版本低于镜像中的 CUDA 运行时、PyTorch 版本不包含该 GPU 架构的内核、缺少 CUDA 库，或设备编号超出了 Pod 拥有的 GPU 数量。
+package traindoc.rules.exec.cuda_env
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+signatures contains {
+	"id": "exec.cuda-env.no-gpu",
+	"pattern": `No CUDA GPUs are available|Found no NVIDIA driver on your system|CUDA driver initialization failed|Torch not compiled with CUDA enabled|torch\.cuda\.is_available\(\) (?:is|returned) False|no CUDA-capable device is detected|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE`,
+}
+
+signatures contains {
+	"id": "exec.cuda-env.driver",
+	"pattern": `CUDA driver version is insufficient for CUDA runtime version|The NVIDIA driver on your system is too old|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|cudaErrorInsufficientDriver|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|Error 80[34]:`,
+}
+
+signatures contains {
+	"id": "exec.cuda-env.arch",
+	"pattern": `no kernel image is available for execution on the device|CUDA capability sm_\d+ is not compatible with the current PyTorch installation|CUDA error: invalid device function`,
+}
+
+signatures contains {
+	"id": "exec.cuda-env.library",
+	"pattern": `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so[\d.]*: cannot open shared object file`,
+	"hint": "cannot open shared object file",
+}
+
+signatures contains {
+	"id": "exec.cuda-env.ordinal",
+	"pattern": `CUDA error: invalid device ordinal|cudaErrorInvalidDevice\b`,
+}
+
+_problem := {
+	"exec.cuda-env.no-gpu": "no usable GPU or driver in the container",
+	"exec.cuda-env.driver": "the node's NVIDIA driver is too old for the CUDA runtime in the image",
+	"exec.cuda-env.arch": "the CUDA build has no kernels for this GPU architecture",
+	"exec.cuda-env.library": "a CUDA library is missing from the container",
+	"exec.cuda-env.ordinal": "a process selected a GPU index the pod does not have",
+}
+
+# More telling kinds first: a missing library or old driver explains "no GPU".
+_rank := ["exec.cuda-env.driver", "exec.cuda-env.library", "exec.cuda-env.arch", "exec.cuda-env.ordinal", "exec.cuda-env.no-gpu"]
+
+findings contains f if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	hs := exec.hits(pod, c, object.keys(_problem))
+	count(hs) > 0
+	id := [x | some x in _rank; some h in hs; h.id == x][0]
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"problem": _problem[id]},
+		"evidence": exec.evidence(pod, c, array.concat([h | some h in hs; h.id == id], [h | some h in hs; h.id != id])),
+		"time": exec.hit_time(c, hs[0]),
+		"owner": _owner(id),
+	}
+}
+
+_owner("exec.cuda-env.driver") := "platform"
+
+_owner("exec.cuda-env.no-gpu") := "platform"
+
+_owner(id) := "user" if not id in {"exec.cuda-env.driver", "exec.cuda-env.no-gpu"}

@@ -1,0 +1,87 @@
+# METADATA
+# title: GPU out of memory
+# description: |
+#   A training process asked for more GPU memory than was free and failed
+#   (PyTorch CUDA/HIP OutOfMemoryError, "CUDA error: out of memory", cuBLAS or
+#   cuDNN allocation failures, XLA RESOURCE_EXHAUSTED). Other ranks then
+#   usually time out in their next collective.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "A process ran out of GPU memory ({{.api}})."
+#     zh: "进程耗尽了 GPU 显存（{{.api}}）。"
+#   remediation:
+#     en: |
+#       - Lower the per-GPU batch size (raise gradient accumulation to keep the global batch), or the sequence length.
+#       - Turn on activation checkpointing, mixed precision (bf16), and sharding (FSDP, DeepSpeed ZeRO-2/3) or CPU offload for optimizer state.
+#       - If the message shows much memory "reserved but unallocated", set `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
+#       - If only one rank fails, look for uneven inputs (longest sequences, largest images) on that rank, or another process on the same GPU (`nvidia-smi`).
+#     zh: |
+#       - 降低每张 GPU 的 batch size（用梯度累积保持全局 batch），或缩短序列长度。
+#       - 开启激活重计算（activation checkpointing）、混合精度（bf16），以及切分（FSDP、DeepSpeed ZeRO-2/3）或把优化器状态卸载到 CPU。
+#       - 如果报错显示大量显存"已保留但未分配"，设置 `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`。
+#       - 如果只有一个 rank 失败，检查该 rank 上是否有特别长的样本，或同一 GPU 上是否还有其他进程（`nvidia-smi`）。
+#   zh:
+#     title: GPU 显存不足
+#     description: |
+#       训练进程申请的 GPU 显存超过了可用量而失败（PyTorch CUDA/HIP OutOfMemoryError、"CUDA error: out of memory"、cuBLAS 或 cuDNN 分配失败、XLA RESOURCE_EXHAUSTED）。其他 rank 通常随后会在下一次集合通信中超时。
+package traindoc.rules.exec.cuda_oom
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+# PyTorch 1.x RuntimeError, 2.0-2.4 torch.cuda.OutOfMemoryError, 2.5+
+# torch.OutOfMemoryError; ROCm prints HIP instead of CUDA.
+signatures contains {
+	"id": "exec.cuda-oom.torch",
+	"pattern": `(?:CUDA|HIP) out of memory\. Tried to allocate|OutOfMemoryError: (?:CUDA|HIP) out of memory|RuntimeError: (?:CUDA|HIP) out of memory`,
+	"hint": "out of memory",
+}
+
+# The CUDA runtime's own code, also as NCCL reports it.
+signatures contains {
+	"id": "exec.cuda-oom.cuda-error",
+	"pattern": `CUDA error: out of memory|Cuda failure (?:\d+ )?'out of memory'|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation`,
+}
+
+signatures contains {
+	"id": "exec.cuda-oom.library",
+	"pattern": `(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CUFFT)_STATUS_ALLOC_FAILED`,
+	"hint": "_ALLOC_FAILED",
+}
+
+# JAX/XLA and TensorFlow.
+signatures contains {
+	"id": "exec.cuda-oom.xla",
+	"pattern": `RESOURCE_EXHAUSTED: Out of memory while trying to allocate|ResourceExhaustedError.*OOM when allocating|RESOURCE_EXHAUSTED: .*(?:Failed to allocate|out of memory)`,
+	"hint": "RESOURCE",
+}
+
+# vLLM/serving engines used in RL training loops.
+signatures contains {
+	"id": "exec.cuda-oom.kv-cache",
+	"pattern": `No available memory for the cache blocks`,
+	"hint": "No available memory for the cache blocks",
+}
+
+_api := {
+	"exec.cuda-oom.torch": "PyTorch",
+	"exec.cuda-oom.cuda-error": "CUDA runtime",
+	"exec.cuda-oom.library": "cuBLAS/cuDNN allocation",
+	"exec.cuda-oom.xla": "XLA",
+	"exec.cuda-oom.kv-cache": "inference KV cache",
+}
+
+findings contains f if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	hs := exec.hits(pod, c, object.keys(_api))
+	count(hs) > 0
+	f := {
+		"subject": exec.hit_subject(pod, c, hs[0]),
+		"params": {"api": _api[hs[0].id]},
+		"evidence": exec.evidence(pod, c, hs),
+		"time": exec.hit_time(c, hs[0]),
+	}
+}

@@ -1,0 +1,101 @@
+# METADATA
+# title: A Python module or package is missing
+# description: |
+#   The program imported a module the image does not have
+#   (ModuleNotFoundError, ImportError: cannot import name, a missing system
+#   library such as libGL), or a package version does not provide what the
+#   code expects. The image and the code disagree.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "Missing module or import: {{.module}}."
+#     zh: "缺少模块或导入失败：{{.module}}。"
+#   remediation:
+#     en: |
+#       - Add the package to the image (or the Ray `runtime_env`/`pip` list) and rebuild; pin the version the code was developed with.
+#       - "cannot import name X from Y": the installed version of Y is older or newer than the code expects; align versions (`pip show Y`) with the requirements file.
+#       - For a missing system library (`libGL.so.1`, `libgomp`), install the OS package in the image.
+#       - "undefined symbol" in a compiled extension: rebuild it (flash-attn, apex, xformers) against the PyTorch and CUDA versions in the image.
+#       - Check that the working directory and `PYTHONPATH` include your own modules in every replica, not just where you tested.
+#     zh: |
+#       - 把缺少的包加入镜像（或 Ray 的 `runtime_env`/`pip` 列表）并重新构建；固定开发时使用的版本。
+#       - "cannot import name X from Y"：已安装的 Y 版本与代码期望的不一致；用 `pip show Y` 对照 requirements 文件统一版本。
+#       - 缺少系统库（`libGL.so.1`、`libgomp`）时，在镜像中安装对应的系统包。
+#       - 编译扩展报 "undefined symbol"：针对镜像中的 PyTorch 和 CUDA 版本重新编译（flash-attn、apex、xformers）。
+#       - 确认每个副本的工作目录和 `PYTHONPATH` 都包含你自己的模块，而不只是测试过的那台机器。
+#   zh:
+#     title: 缺少 Python 模块或包
+#     description: |
+#       程序导入了镜像中没有的模块（ModuleNotFoundError、ImportError: cannot import name、缺少 libGL 等系统库），或包版本不提供代码需要的内容。镜像与代码不一致。
+package traindoc.rules.exec.missing_module
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+signatures contains {
+	"id": "exec.missing-module.import",
+	"pattern": `No module named|ImportError: cannot import name|requires the following packages that were not found in your environment|(?:ImportError|OSError): .*(?:undefined symbol: |cannot open shared object file)|ImportError: .*(?:requires|pip install)`,
+}
+
+# A command missing from the image ("bash: torchrun: command not found").
+signatures contains {
+	"id": "exec.missing-module.command",
+	"pattern": `: command not found|executable file not found in \$PATH|: not found$`,
+	"hint": "found",
+}
+
+# CUDA libraries belong to exec.cuda-env.
+_cuda_lib := `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so`
+
+_module(t) := _top(m[0][1]) if {
+	m := regex.find_all_string_submatch_n(`No module named '?([\w.\-]+)`, t, 1)
+	count(m) > 0
+} else := sprintf("%s (from %s)", [m[0][1], _top(m[0][2])]) if {
+	m := regex.find_all_string_submatch_n(`cannot import name '?(\w+)'? from '?([\w.]+)`, t, 1)
+	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`not found in your environment: ([\w\-, ]+?)\.? Run`, t, 1)
+	count(m) > 0
+} else := sprintf("%s (undefined symbol)", [_base(m[0][1])]) if {
+	m := regex.find_all_string_submatch_n(`(\S+\.so)\S*: undefined symbol`, t, 1)
+	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`(\S+\.so[\d.]*): cannot open shared object file`, t, 1)
+	count(m) > 0
+} else := sprintf("command %s", [m[0][1]]) if {
+	m := regex.find_all_string_submatch_n(`(?:^|\s)([\w.\-/]+): (?:command )?not found`, t, 1)
+	count(m) > 0
+} else := sprintf("command %s", [m[0][1]]) if {
+	m := regex.find_all_string_submatch_n(`exec: "?([^"\s]+)"?: executable file not found`, t, 1)
+	count(m) > 0
+} else := "a required package"
+
+_top(dotted) := split(dotted, ".")[0]
+
+_base(path) := parts[count(parts) - 1] if parts := split(path, "/")
+
+findings contains f if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	hs := [h |
+		some h in exec.hits(pod, c, {"exec.missing-module.import", "exec.missing-module.command"})
+		not regex.match(_cuda_lib, exec.sample_text(h))
+		_counts(pod, c, h)
+	]
+	count(hs) > 0
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"module": _module(exec.sample_text(hs[0]))},
+		"evidence": exec.evidence(pod, c, hs),
+		"time": exec.hit_time(c, hs[0]),
+	}
+}
+
+# An optional import that fails and is handled prints the same words; it
+# counts when the container failed, or it is the log's final exception.
+_counts(pod, c, h) if exec.failed_container(pod, c)
+
+_counts(_, _, h) if input.phase == "Failed"
+
+_counts(_, _, h) if contains(object.get(h.log, "exception", ""), "No module named")

@@ -1,0 +1,148 @@
+# METADATA
+# title: Killed for using too much host memory
+# description: |
+#   The kernel OOM killer (or Ray's memory monitor) killed a process because
+#   the container or node ran out of host RAM: the container was terminated
+#   with reason OOMKilled, a torchrun child died of SIGKILL, a DataLoader
+#   worker was "killed by signal: Killed", or Ray reported the node running
+#   low on memory.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "A process was killed for exceeding host memory: {{.how}} (memory limit {{.limit}})."
+#     zh: "进程因超出主机内存而被杀死：{{.how}}（内存上限 {{.limit}}）。"
+#   remediation:
+#     en: |
+#       - Raise the container's memory request and limit, or run fewer processes per pod.
+#       - Lower DataLoader `num_workers` and `prefetch_factor`; avoid loading the whole dataset into each rank's RAM (use memory-mapped or streaming datasets).
+#       - With DeepSpeed/FSDP CPU offload or large checkpoints, size host memory for the offloaded state plus one full checkpoint copy per rank.
+#       - On Ray, give tasks and actors a `memory=` resource so the scheduler does not pack too many on one node; see the raylet log for the killed worker.
+#       - Confirm with `kubectl describe pod` (Last State: OOMKilled) or the node's kernel log (`Out of memory: Killed process`).
+#     zh: |
+#       - 提高容器的内存 request 和 limit，或减少每个 Pod 的进程数。
+#       - 降低 DataLoader 的 `num_workers` 和 `prefetch_factor`；不要在每个 rank 的内存里加载整个数据集（使用内存映射或流式数据集）。
+#       - 使用 DeepSpeed/FSDP CPU offload 或保存大检查点时，主机内存要容纳卸载的状态和每个 rank 的一份完整检查点。
+#       - 在 Ray 上为任务和 actor 声明 `memory=` 资源，避免调度器在一个节点上放置过多任务；查看 raylet 日志了解被杀的 worker。
+#       - 用 `kubectl describe pod`（Last State: OOMKilled）或节点内核日志（`Out of memory: Killed process`）确认。
+#   zh:
+#     title: 因主机内存超限被杀死
+#     description: |
+#       内核 OOM killer（或 Ray 的内存监控）因容器或节点主机内存耗尽而杀死了进程：容器以 OOMKilled 原因终止、torchrun 子进程死于 SIGKILL、DataLoader worker "killed by signal: Killed"，或 Ray 报告节点内存不足。
+package traindoc.rules.exec.oom_killed
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+signatures contains {
+	"id": "exec.oom-killed.dataloader",
+	"pattern": `DataLoader worker \(pid\(?s?\)?[\d, ]+\) is killed by signal: Killed`,
+	"hint": "is killed by signal: Killed",
+}
+
+# Ray's memory monitor and its periodic summary. (Not the worker-death
+# message that lists the OOM killer as one possible cause among others.)
+signatures contains {
+	"id": "exec.oom-killed.ray",
+	"pattern": `ray\.exceptions\.OutOfMemoryError|RayTaskError\(OutOfMemoryError\)|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`,
+}
+
+# Kernel log lines, when a dmesg dump or a sidecar ends up in the logs.
+signatures contains {
+	"id": "exec.oom-killed.kernel",
+	"pattern": `Out of memory: Kill(?:ed)? process \d+|Memory cgroup out of memory: Kill(?:ed)? process|oom-kill:constraint=`,
+	"hint": "process",
+}
+
+# A shell reporting its child was SIGKILLed ("bash: line 1:  25 Killed  python ...").
+signatures contains {
+	"id": "launcher.shell-killed",
+	"pattern": `: line \d+: +\d+ Killed +\S`,
+	"hint": "Killed",
+}
+
+_limit(c) := object.get(c, ["limits", "memory"], "not set")
+
+_oom_state(c) := c.state if c.state.reason == "OOMKilled"
+
+else := c.lastState if c.lastState.reason == "OOMKilled"
+
+# Candidates per container, by strength: the kubelet's own verdict first.
+_cand contains x if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	s := _oom_state(c)
+	which := {true: "state", false: "lastState"}[s == c.state]
+	x := {
+		"pod": pod, "c": c, "prio": 1,
+		"how": "the container hit its memory limit (reason OOMKilled)",
+		"evidence": array.concat(
+			[k8s.state_evidence(pod, c, which, s)],
+			exec.evidence(pod, c, exec.hits(pod, c, _log_ids)),
+		),
+		"time": exec.state_time(c, s),
+	}
+}
+
+_log_ids := {"exec.oom-killed.kernel", "exec.oom-killed.ray", "exec.oom-killed.dataloader"}
+
+_how := {
+	"exec.oom-killed.kernel": "the kernel OOM killer killed a process",
+	"exec.oom-killed.ray": "Ray reported a worker killed for lack of node memory",
+	"exec.oom-killed.dataloader": "a DataLoader worker was killed (SIGKILL)",
+	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)",
+	"launcher.shell-killed": "the shell reported its child Killed (SIGKILL)",
+}
+
+_prio := {
+	"exec.oom-killed.kernel": 2,
+	"exec.oom-killed.ray": 3,
+	"exec.oom-killed.dataloader": 4,
+	"launcher.sigkill": 5,
+	"launcher.shell-killed": 6,
+}
+
+_cand contains x if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	not _oom_state(c)
+	hs := exec.hits(pod, c, object.keys(_prio))
+	count(hs) > 0
+	best := sort([[_prio[h.id], i] | some i, h in hs])[0]
+	h := hs[best[1]]
+	x := {
+		"pod": pod, "c": c, "prio": best[0],
+		"how": _how[h.id],
+		"evidence": array.concat([exec.hit_evidence(pod, c, h)], [e | some e in exec.evidence(pod, c, hs); e != exec.hit_evidence(pod, c, h)]),
+		"time": exec.hit_time(c, hs[0]),
+	}
+}
+
+# A lone SIGKILL of a child is only host memory when nothing else killed it
+# (not a liveness probe, not the launcher after a peer failed).
+_weak(x) if x.prio >= 5
+
+findings contains f if {
+	some x in _cand
+	not _stronger(x)
+	not _weak_explained(x)
+	f := {
+		"subject": exec.subject(x.pod, x.c),
+		"params": {"how": x.how, "limit": _limit(x.c)},
+		"evidence": array.slice(x.evidence, 0, 3),
+		"time": x.time,
+	}
+}
+
+_stronger(x) if {
+	some y in _cand
+	y.pod.name == x.pod.name
+	y.c.name == x.c.name
+	y.prio < x.prio
+}
+
+_weak_explained(x) if {
+	_weak(x)
+	exec.specific_hit(x.pod, x.c)
+}

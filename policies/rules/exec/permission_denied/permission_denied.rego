@@ -1,0 +1,63 @@
+# METADATA
+# title: Access denied
+# description: |
+#   A file, directory or remote service refused access: PermissionError /
+#   EACCES on a path, "Permission denied" from the shell, S3/GCS AccessDenied
+#   or 403, or a Hugging Face gated or private repository requiring a token
+#   (401/403).
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "Access was denied: {{.what}}."
+#     zh: "访问被拒绝：{{.what}}。"
+#   remediation:
+#     en: |
+#       - For paths on volumes: the container user (`securityContext.runAsUser`) must be allowed to write there; set `fsGroup` in the pod securityContext or fix ownership of the PVC.
+#       - For S3/GCS: check the pod's service account / IRSA or workload identity role grants the bucket and prefix (Get/Put/List), and the region.
+#       - For Hugging Face gated models: accept the license on the model page with the account whose token the job uses, and pass `HF_TOKEN` from a Secret.
+#       - For scripts: make the entrypoint executable or call it through `bash`/`python`.
+#     zh: |
+#       - 卷上的路径：容器用户（`securityContext.runAsUser`）必须有写权限；在 Pod 的 securityContext 中设置 `fsGroup`，或修正 PVC 的属主。
+#       - S3/GCS：检查 Pod 的服务账号 / IRSA 或 workload identity 角色是否授予了该桶和前缀的权限（Get/Put/List），以及区域是否正确。
+#       - Hugging Face 受限模型：用作业所用 token 对应的账号在模型页面接受许可协议，并从 Secret 传入 `HF_TOKEN`。
+#       - 脚本：给入口脚本加上可执行权限，或通过 `bash`/`python` 调用。
+#   zh:
+#     title: 访问被拒绝
+#     description: |
+#       文件、目录或远程服务拒绝访问：路径上的 PermissionError / EACCES、shell 的 "Permission denied"、S3/GCS 的 AccessDenied 或 403，或需要 token 的 Hugging Face 受限/私有仓库（401/403）。
+package traindoc.rules.exec.permission_denied
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+signatures contains {
+	"id": "exec.permission-denied.fs",
+	"pattern": `PermissionError|\[Errno 13\]|Permission denied|EACCES|Read-only file system|\[Errno 30\]`,
+}
+
+signatures contains {
+	"id": "exec.permission-denied.remote",
+	"pattern": `AccessDenied|Access Denied|\b40[13] Client Error|\(403\)|Forbidden: 403|GatedRepoError|Access to model .* is restricted|access a gated repo|does not have storage\.objects\.\w+ access|AuthorizationPermissionMismatch|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken`,
+}
+
+_what(t) := "a gated or private Hugging Face repository" if {
+	regex.match(`(?i)gated|huggingface\.co|Access to model`, t)
+} else := "object storage (S3/GCS/Azure)" if {
+	regex.match(`AccessDenied|Access Denied|storage\.objects|Authorization|AccessKey|SignatureDoesNotMatch|ExpiredToken|\(403\)|operation: Forbidden`, t)
+} else := "a remote service (HTTP 401/403)" if {
+	regex.match(`40[13] Client Error|Forbidden`, t)
+} else := "a file or directory"
+
+findings contains f if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	hs := exec.hits(pod, c, {"exec.permission-denied.remote", "exec.permission-denied.fs"})
+	count(hs) > 0
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"what": _what(exec.sample_text(hs[0]))},
+		"evidence": exec.evidence(pod, c, hs),
+		"time": exec.hit_time(c, hs[0]),
+	}
+}

@@ -1,0 +1,119 @@
+# METADATA
+# title: Uncaught Python exception
+# description: |
+#   The training process ended with an uncaught Python exception that no more
+#   specific rule explains (KeyError, ValueError, TypeError, AttributeError,
+#   IndexError, AssertionError, a shape mismatch, ...). It is the program's
+#   own error.
+# custom:
+#   severity: error
+#   owner: user
+#   explains: [job.backoff-exceeded]
+#   message:
+#     en: "Uncaught {{.type}}."
+#     zh: "未捕获的 {{.type}}。"
+#   remediation:
+#     en: |
+#       - Read the traceback in the evidence: the last frame in your code is where to look.
+#       - Reproduce on one process with the same arguments and data shard (`--nproc_per_node=1`, a few steps) to debug quickly.
+#       - If it happens only on some ranks, compare their inputs (data shards, config per rank) and environment.
+#     zh: |
+#       - 阅读证据中的 traceback：最后一个位于你代码中的调用帧就是要查看的位置。
+#       - 用相同参数和数据分片在单进程上复现（`--nproc_per_node=1`，跑几个 step），便于快速调试。
+#       - 如果只在部分 rank 上出现，对比这些 rank 的输入（数据分片、每个 rank 的配置）和环境。
+#   zh:
+#     title: 未捕获的 Python 异常
+#     description: |
+#       训练进程以一个未被捕获、且没有更具体规则能解释的 Python 异常结束（KeyError、ValueError、TypeError、AttributeError、IndexError、AssertionError、形状不匹配等）。这是程序自身的错误。
+package traindoc.rules.exec.python_error
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+# Findings of the specific rules; a container they cover is not reported
+# here. (Named one by one: a reference through a variable would include
+# this package itself.)
+_specific := ((((((((((((((((data.traindoc.rules.exec.oom_killed.findings | data.traindoc.rules.exec.killed.findings) | data.traindoc.rules.exec.cuda_oom.findings) | data.traindoc.rules.exec.nan_loss.findings) | data.traindoc.rules.exec.missing_module.findings) | data.traindoc.rules.exec.file_not_found.findings) | data.traindoc.rules.exec.disk_full.findings) | data.traindoc.rules.exec.shm_exhausted.findings) | data.traindoc.rules.exec.nccl_timeout.findings) | data.traindoc.rules.exec.nccl_error.findings) | data.traindoc.rules.exec.rendezvous_failure.findings) | data.traindoc.rules.exec.address_in_use.findings) | data.traindoc.rules.exec.cuda_env.findings) | data.traindoc.rules.exec.cuda_error.findings) | data.traindoc.rules.exec.segfault.findings) | data.traindoc.rules.exec.permission_denied.findings) | data.traindoc.rules.exec.ray_actor_died.findings) | data.traindoc.rules.node.gpu_xid_log.findings
+
+_covered contains [f.subject.name, object.get(f.subject, "container", "")] if some f in _specific
+
+# The exception of a log: its last traceback unless that is a launcher's
+# wrapper (ChildFailedError, SignalException, ...), else the last rank
+# exception line the scanner sampled.
+_exception(lf) := e if {
+	e := object.get(lf, "exception", "")
+	e != ""
+	t := exec.exception_type(e)
+	not t in exec.wrapper_exceptions
+} else := e if {
+	m := lf.matches["launcher.exception"]
+	es := [s.text |
+		some s in m.samples
+		t := exec.exception_type(s.text)
+		not t in exec.wrapper_exceptions
+	]
+	count(es) > 0
+	e := es[count(es) - 1]
+}
+
+# The log to read: the current one if the container failed now, else the
+# previous instance.
+_log(pod, c) := lf if {
+	some lf in exec.logs(c)
+	not lf.previous
+	_ended(pod, c)
+	_exception(lf)
+} else := lf if {
+	some lf in exec.logs(c)
+	lf.previous
+	_exception(lf)
+}
+
+_ended(_, c) if {
+	c.state.state == "terminated"
+	k8s.exit_code(c.state) != 0
+}
+
+_ended(_, _) if input.phase == "Failed"
+
+_ended(pod, _) if pod.phase == "Failed"
+
+findings contains f if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	not [pod.name, c.name] in _covered
+	not exec.specific_hit(pod, c)
+	lf := _log(pod, c)
+	e := _exception(lf)
+	type := exec.exception_type(e)
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"type": type},
+		"evidence": array.concat(
+			[{
+				"kind": "log",
+				"source": sprintf("pod %s container %s", [pod.name, c.name]),
+				"object": k8s.pod_ref(pod),
+				"file": lf.file,
+				"text": e,
+			}],
+			_frame(pod, c, lf),
+		),
+		"time": exec.finished_at(c, lf),
+	}
+}
+
+# The innermost "File ..." line of the traceback, when the scanner kept it.
+_frame(pod, c, lf) := [{
+	"kind": "log",
+	"source": sprintf("pod %s container %s", [pod.name, c.name]),
+	"object": k8s.pod_ref(pod),
+	"file": lf.file,
+	"text": trim_space(frames[count(frames) - 1]),
+}] if {
+	tb := object.get(lf, "traceback", [])
+	frames := [l | some l in tb; startswith(trim_space(l), "File \"")]
+	count(frames) > 0
+	not exec.exception_type(object.get(lf, "exception", "")) in exec.wrapper_exceptions
+} else := []

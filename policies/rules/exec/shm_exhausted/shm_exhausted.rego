@@ -1,0 +1,93 @@
+# METADATA
+# title: Shared memory (/dev/shm) exhausted
+# description: |
+#   DataLoader workers or NCCL ran out of shared memory: "Bus error",
+#   "DataLoader worker ... is killed by signal: Bus error", "unable to write
+#   to file </torch_...>", "No space left on device" under /dev/shm, or NCCL
+#   failing to extend /dev/shm segments. Containers get a 64 MiB /dev/shm
+#   unless a memory-backed emptyDir is mounted there.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "Shared memory ran out: {{.detail}} ({{.shm}})."
+#     zh: "共享内存耗尽：{{.detail}}（{{.shm}}）。"
+#   remediation:
+#     en: |
+#       - Mount a memory-backed emptyDir at /dev/shm in every training container: `volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}]` and `volumeMounts: [{name: dshm, mountPath: /dev/shm}]`; count it against the memory limit.
+#       - Lower DataLoader `num_workers`, `prefetch_factor` and batch size if the size cannot grow.
+#       - As a last resort, `torch.multiprocessing.set_sharing_strategy('file_system')`.
+#     zh: |
+#       - 在每个训练容器的 /dev/shm 挂载基于内存的 emptyDir：`volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}]` 与 `volumeMounts: [{name: dshm, mountPath: /dev/shm}]`；它计入内存上限。
+#       - 如果无法增大，降低 DataLoader 的 `num_workers`、`prefetch_factor` 和 batch size。
+#       - 最后手段：`torch.multiprocessing.set_sharing_strategy('file_system')`。
+#   zh:
+#     title: 共享内存（/dev/shm）耗尽
+#     description: |
+#       DataLoader worker 或 NCCL 耗尽了共享内存："Bus error"、"DataLoader worker ... is killed by signal: Bus error"、"unable to write to file </torch_...>"、/dev/shm 下的 "No space left on device"，或 NCCL 无法扩展 /dev/shm 段。除非在 /dev/shm 挂载了基于内存的 emptyDir，容器只有 64 MiB 的 /dev/shm。
+package traindoc.rules.exec.shm_exhausted
+
+import data.traindoc.lib.exec
+import data.traindoc.lib.k8s
+
+signatures contains {
+	"id": "exec.shm-exhausted.bus",
+	"pattern": `Bus error|killed by signal: Bus error|Unexpected bus error encountered in worker|insufficient shared memory \(shm\)`,
+}
+
+signatures contains {
+	"id": "exec.shm-exhausted.write",
+	"pattern": `unable to (?:write to file|open shared memory object) </torch_|/dev/shm[^\n]*No space left on device|No space left on device[^\n]*/dev/shm|failed to extend /dev/shm|Error while creating shared memory segment|posix_fallocate failed ?: ?No space left`,
+}
+
+_detail := {
+	"exec.shm-exhausted.bus": "a process died with a bus error while using shared memory",
+	"exec.shm-exhausted.write": "writing to /dev/shm failed for lack of space",
+	"launcher.sigbus": "a training process died of SIGBUS",
+}
+
+_shm_size := sprintf("/dev/shm is a memory emptyDir of %s", [l]) if {
+	some r in input.replicas
+	object.get(r, ["template", "shmMemory"], false)
+	l := object.get(r, ["template", "shmSizeLimit"], "unlimited size")
+} else := "no memory-backed /dev/shm (64Mi default)"
+
+findings contains f if {
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	hs := exec.hits(pod, c, object.keys(_detail))
+	count(hs) > 0
+	_shm_evidence(pod, c, hs)
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"detail": _detail[hs[0].id], "shm": _shm_size},
+		"evidence": exec.evidence(pod, c, hs),
+		"time": exec.hit_time(c, hs[0]),
+	}
+}
+
+# A SIGBUS alone counts only without any other failure signature.
+_shm_evidence(_, _, hs) if {
+	some h in hs
+	h.id != "launcher.sigbus"
+}
+
+_shm_evidence(pod, c, _) if not exec.specific_hit(pod, c)
+
+# Exit code 135 (128 + SIGBUS) with nothing else in the logs.
+findings contains f if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	some which in ["state", "lastState"]
+	s := c[which]
+	s.state == "terminated"
+	k8s.exit_code(s) == 135
+	not exec.specific_hit(pod, c)
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"detail": "the container exited with SIGBUS (exit code 135)", "shm": _shm_size},
+		"evidence": [k8s.state_evidence(pod, c, which, s)],
+		"time": exec.state_time(c, s),
+	}
+}

@@ -1,0 +1,121 @@
+# METADATA
+# title: The job ran past its deadline
+# description: |
+#   The job, or a Job or JobSet beneath it, was stopped because it stayed
+#   active longer than activeDeadlineSeconds (reason DeadlineExceeded). The
+#   run was cut off by its time limit, whatever state training was in.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "{{.object}} was stopped at its deadline{{if .deadline}} of {{.deadline}} s{{end}}: {{.detail}}"
+#     zh: "{{.object}} 达到截止时间{{if .deadline}}（{{.deadline}} 秒）{{end}}后被终止：{{.detail}}"
+#   remediation:
+#     en: |
+#       - Check whether training was progressing when it was stopped (the last step in the log); if so, the limit is simply too short for this run.
+#       - Raise or remove `activeDeadlineSeconds` (runPolicy, Job spec, RayJob spec), keeping in mind that time spent Pending or restarting counts too.
+#       - Make the job resumable from checkpoints so the next run continues where this one stopped.
+#       - If training had stalled before the deadline, look at the stall, not at the limit.
+#     zh: |
+#       - 检查作业被终止时训练是否仍在推进（日志中的最后一步）；如果是，说明这次训练的时限设得太短。
+#       - 提高或去掉 `activeDeadlineSeconds`（runPolicy、Job spec、RayJob spec），注意 Pending 和重启的时间也计算在内。
+#       - 让作业可以从检查点恢复，使下一次运行从这次停下的地方继续。
+#       - 如果训练在截止之前就已停滞，应排查停滞原因，而不是时限。
+#   zh:
+#     title: 作业超过了截止时间
+#     description: |
+#       作业或其下层的 Job、JobSet 因为活跃时间超过 activeDeadlineSeconds 而被终止（原因为 DeadlineExceeded）。无论训练处于什么状态，运行都被时限截断了。
+package traindoc.rules.job.deadline_exceeded
+
+import data.traindoc.lib.k8s
+
+_list(x) := x if is_array(x)
+
+else := []
+
+_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
+
+_status := object.get(input, "status", {})
+
+_deadline := sprintf("%d", [d]) if {
+	d := input.spec.runPolicy.activeDeadlineSeconds
+} else := x if {
+	m := regex.find_all_string_submatch_n(`ActiveDeadlineSeconds: ([0-9]+)`, object.get(_status, "message", ""), 1)
+	count(m) > 0
+	x := m[0][1]
+} else := ""
+
+_text := `(?i)DeadlineExceeded|active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its deadline`
+
+_hit(conds) := c if {
+	some c in _list(conds)
+	c.type in {"Failed", "Complete", "Completed", "Succeeded"}
+	c.status == "True"
+	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
+} else := c if {
+	some c in _list(conds)
+	c.type == "FailureTarget"
+	c.status == "True"
+	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
+}
+
+_params(obj, c) := {"object": obj, "deadline": _deadline, "detail": trim_space(object.get(c, "message", object.get(c, "reason", "")))}
+
+findings contains f if {
+	c := _hit(object.get(_status, "conditions", []))
+	f := {
+		"subject": {"kind": input.kind, "name": input.name},
+		"params": _params(sprintf("%s %s", [input.kind, input.name]), c),
+		"evidence": [k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+	}
+}
+
+# RayJob and T9k carry the reason in their own status.
+findings contains f if {
+	not _hit(object.get(_status, "conditions", []))
+	regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+	f := {
+		"subject": {"kind": input.kind, "name": input.name},
+		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "deadline": _deadline, "detail": trim_space(object.get(_status, "message", _status.reason))},
+		"evidence": [k8s.field_evidence(_ref, "status.reason", trim_space(sprintf("%s: %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")])))],
+		"time": object.get(_status, "completionTime", object.get(input, "now", "")),
+	}
+}
+
+# A child Job or JobSet that hit its own deadline, when the job itself does
+# not say so.
+findings contains f if {
+	not _hit(object.get(_status, "conditions", []))
+	not regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+	some ch in _list(object.get(input, "children", []))
+	c := _hit(ch.conditions)
+	f := {
+		"subject": {"kind": ch.kind, "name": ch.name},
+		"params": _params(sprintf("%s %s", [ch.kind, ch.name]), c),
+		"evidence": [k8s.condition_evidence({"kind": ch.kind, "namespace": object.get(ch, "namespace", ""), "name": ch.name}, sprintf("status.conditions[%s]", [c.type]), c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+	}
+}
+
+# A DeadlineExceeded event (batch Job controller) with no status to match.
+findings contains f if {
+	count({1 | some x in _status_findings}) == 0
+	some e in _list(object.get(input, "events", []))
+	e.reason == "DeadlineExceeded"
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"object": sprintf("%s %s", [e.object.kind, e.object.name]), "deadline": _deadline, "detail": e.message},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+_status_findings contains 1 if _hit(object.get(_status, "conditions", []))
+
+_status_findings contains 1 if regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+
+_status_findings contains 1 if {
+	some ch in _list(object.get(input, "children", []))
+	_hit(ch.conditions)
+}

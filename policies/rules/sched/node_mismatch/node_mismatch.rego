@@ -1,0 +1,128 @@
+# METADATA
+# title: Node selectors, affinity or taints exclude every node
+# description: |
+#   The scheduler rejected every node for reasons of placement, not capacity:
+#   the pod's nodeSelector or node affinity matches no node, the nodes carry
+#   taints the pod does not tolerate, pod (anti-)affinity or topology spread
+#   rules cannot be met, the nodes are cordoned, or the pod's volumes are
+#   bound to another zone.
+# custom:
+#   severity: error
+#   owner: user
+#   message:
+#     en: "{{.pods}} pod(s) fit no node because of {{.constraints}}. Scheduler: {{.detail}}"
+#     zh: "{{.pods}} 个 Pod 没有可匹配的节点，原因：{{.constraints}}。调度器：{{.detail}}"
+#   remediation:
+#     en: |
+#       - List the labels the pod asks for and the nodes that carry them: `kubectl get nodes -L <label>` and `kubectl get pod <pod> -o jsonpath='{.spec.nodeSelector}{.spec.affinity}'`.
+#       - Correct a misspelt label or instance type in `nodeSelector` / `nodeAffinity`, or label the intended GPU nodes.
+#       - For taints, compare `kubectl describe node <node> | grep Taints` with the pod's tolerations and add the missing toleration (e.g. `nvidia.com/gpu:NoSchedule`).
+#       - "were unschedulable": the nodes are cordoned; ask the platform team when they return (`kubectl uncordon`).
+#       - "volume node affinity conflict": the PersistentVolume lives in another zone than the free nodes; use a StorageClass with `volumeBindingMode: WaitForFirstConsumer` or pin the job to that zone.
+#     zh: |
+#       - 列出 Pod 要求的标签以及带有这些标签的节点：`kubectl get nodes -L <label>` 和 `kubectl get pod <pod> -o jsonpath='{.spec.nodeSelector}{.spec.affinity}'`。
+#       - 修正 `nodeSelector` / `nodeAffinity` 中拼错的标签或机型，或者给目标 GPU 节点打上标签。
+#       - 对于污点，对比 `kubectl describe node <node> | grep Taints` 与 Pod 的容忍，补上缺少的 toleration（例如 `nvidia.com/gpu:NoSchedule`）。
+#       - "were unschedulable"：节点已被封锁（cordon），请向平台团队确认何时恢复（`kubectl uncordon`）。
+#       - "volume node affinity conflict"：PersistentVolume 所在的可用区与空闲节点不同；请使用 `volumeBindingMode: WaitForFirstConsumer` 的 StorageClass，或把作业固定到该可用区。
+#   zh:
+#     title: 节点选择器、亲和性或污点排除了所有节点
+#     description: |
+#       调度器因为放置约束而不是容量拒绝了所有节点：Pod 的 nodeSelector 或节点亲和性匹配不到任何节点、节点带有 Pod 不容忍的污点、Pod 亲和/反亲和或拓扑分布约束无法满足、节点已被封锁，或者 Pod 的卷绑定在其他可用区。
+package traindoc.rules.sched.node_mismatch
+
+import data.traindoc.lib.k8s
+
+# Placement reasons in the wording of several scheduler versions.
+_constraints := [
+	["node affinity/selector", `didn't match Pod's node affinity|didn't match node selector|node\(s\) didn't match node affinity|MatchNodeSelector`],
+	["taints", `had untolerated taint|had taints?( \{[^}]*\})?,? that the pod didn't tolerate|PodToleratesNodeTaints`],
+	["pod affinity/anti-affinity", `didn't match pod (anti-)?affinity|didn't satisfy existing pods anti-affinity|didn't match pod affinity/anti-affinity`],
+	["topology spread constraints", `didn't match pod topology spread constraints`],
+	["cordoned nodes", `node\(s\) were unschedulable|were unschedulable`],
+	["volume node affinity", `had volume node affinity conflict`],
+]
+
+# Capacity reasons: when present, capacity is what blocks the pod (the
+# other rules say so) and placement only narrows the candidates.
+_capacity := `Insufficient |didn't have free ports|Too many pods|unbound immediate PersistentVolumeClaims|didn't find available persistent volumes`
+
+_events_reasons := {"FailedScheduling", "Unschedulable", "PodGroupPending"}
+
+_pods := p if {
+	is_array(input.pods)
+	p := input.pods
+} else := []
+
+_events := e if {
+	is_array(input.events)
+	e := input.events
+} else := []
+
+_found(msg) := {c[0] |
+	some c in _constraints
+	regex.match(c[1], msg)
+}
+
+_placement(msg) if {
+	count(_found(msg)) > 0
+	not regex.match(_capacity, msg)
+}
+
+_cond_hits contains [pod, c] if {
+	some pod in _pods
+	pod.phase == "Pending"
+	some c in pod.conditions
+	c.type == "PodScheduled"
+	c.status == "False"
+	_placement(object.get(c, "message", ""))
+}
+
+_event_hits contains e if {
+	count(_cond_hits) == 0
+	some e in _events
+	e.reason in _events_reasons
+	_placement(e.message)
+}
+
+_messages := [[object.get(h[1], "lastTransitionTime", ""), h[1].message] | some h in _cond_hits] if {
+	count(_cond_hits) > 0
+} else := [[k8s.event_time(e), e.message] | some e in _event_hits]
+
+_params := {
+	"pods": count({x | some h in _cond_hits; x := h[0].name} | {x | some e in _event_hits; x := [e.object.kind, e.object.name]}),
+	"constraints": concat(", ", sort({c | some m in _messages; some c in _found(m[1])})),
+	"detail": trim_space(split(sort(_messages)[0][1], " preemption:")[0]),
+}
+
+findings contains f if {
+	some h in _cond_hits
+	[pod, c] := h
+	f := {
+		"subject": {"kind": "Pod", "name": pod.name},
+		"params": _params,
+		"evidence": [k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[PodScheduled]", c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+		"owner": _owner,
+	}
+}
+
+findings contains f if {
+	some e in _event_hits
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": _params,
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+		"owner": _owner,
+	}
+}
+
+# Cordoned nodes and volumes in the wrong zone are the platform's to fix;
+# selectors, affinity and tolerations are the job's.
+_owner := "platform" if {
+	some m in _messages
+	every c in _found(m[1]) {
+		c in {"cordoned nodes", "volume node affinity"}
+	}
+} else := "user"

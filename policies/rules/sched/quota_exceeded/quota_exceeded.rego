@@ -1,0 +1,199 @@
+# METADATA
+# title: A quota refuses the job's pods
+# description: |
+#   A namespace ResourceQuota or a Kueue queue refuses the job: pod creation
+#   fails with "exceeded quota", the quota's hard limit is smaller than what
+#   the whole job asks for, or the Kueue workload requests more than its
+#   ClusterQueue can ever provide ("request > maximum capacity"). As it
+#   stands, the job cannot start no matter how long it waits.
+# custom:
+#   severity: error
+#   owner: platform
+#   message:
+#     en: "{{.quota}} refuses the job{{if .resources}} ({{.resources}}){{end}}: {{.detail}}"
+#     zh: "{{.quota}} 拒绝了该作业{{if .resources}}（{{.resources}}）{{end}}：{{.detail}}"
+#   remediation:
+#     en: |
+#       - See the quota and what is used: `kubectl describe resourcequota -n <namespace>`; for Kueue, `kubectl describe clusterqueue <queue>` and `kubectl get workloads -n <namespace>`.
+#       - If the job alone needs more than the hard limit or the queue's nominal quota plus what it may borrow, shrink it (fewer replicas or GPUs per pod) or ask the platform team to raise the quota.
+#       - If other jobs in the namespace use the quota, wait for them or delete finished ones (`kubectl get pods --field-selector=status.phase!=Running`).
+#       - A quota on `limits.*` or `requests.*` requires every container to set them: add the missing requests and limits.
+#     zh: |
+#       - 查看配额及已用量：`kubectl describe resourcequota -n <namespace>`；使用 Kueue 时执行 `kubectl describe clusterqueue <queue>` 和 `kubectl get workloads -n <namespace>`。
+#       - 如果作业本身的需求就超过了配额上限，或超过队列的名义配额加上可借用的额度，请缩小作业（减少副本数或每个 Pod 的 GPU），或请平台团队提高配额。
+#       - 如果是同一命名空间的其他作业占用了配额，请等待它们结束或删除已完成的作业（`kubectl get pods --field-selector=status.phase!=Running`）。
+#       - 针对 `limits.*` 或 `requests.*` 的配额要求每个容器都设置这些值：请补上缺失的 requests 和 limits。
+#   zh:
+#     title: 配额拒绝了作业的 Pod
+#     description: |
+#       命名空间的 ResourceQuota 或 Kueue 队列拒绝了该作业：创建 Pod 时报 "exceeded quota"、配额的硬上限小于整个作业的需求，或者 Kueue workload 申请的资源超过了 ClusterQueue 能提供的最大容量（"request > maximum capacity"）。按当前配置，作业等多久都无法启动。
+package traindoc.rules.sched.quota_exceeded
+
+import data.traindoc.lib.k8s
+
+_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
+
+_events := e if {
+	is_array(input.events)
+	e := input.events
+} else := []
+
+_list(x) := x if is_array(x)
+
+else := []
+
+# 1. Pod creation refused by the ResourceQuota admission plugin, reported by
+# the operator (FailedCreatePod), the Job controller or a ReplicaSet
+# (FailedCreate): "exceeded quota: gpu, requested: requests.nvidia.com/gpu=8,
+# used: requests.nvidia.com/gpu=16, limited: requests.nvidia.com/gpu=16".
+findings contains f if {
+	some e in _events
+	e.type == "Warning"
+	m := regex.find_all_string_submatch_n(`exceeded quota: ([^,\s]+), requested: ([^\s]+?),? used: [^\s]*,? limited: ([^\s]+)`, e.message, 1)
+	count(m) > 0
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"quota": sprintf("ResourceQuota %s", [m[0][1]]), "resources": _keys(m[0][3]), "detail": sprintf("limited: %s", [trim_right(m[0][3], ".\"")])},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+# Older and shorter forms: "exceeded quota: q" without the amounts, and
+# "failed quota: q: must specify limits.cpu,limits.memory".
+findings contains f if {
+	some e in _events
+	e.type == "Warning"
+	not regex.match(`exceeded quota: [^,\s]+, requested:`, e.message)
+	m := regex.find_all_string_submatch_n(`(exceeded|failed) quota: ([^,:\s]+)(?:: (must specify [^\s]+))?`, e.message, 1)
+	count(m) > 0
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"quota": sprintf("ResourceQuota %s", [m[0][2]]), "resources": _must(m[0]), "detail": _short_reason(m[0])},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+_short_reason(m) := m[3] if m[3] != ""
+
+else := sprintf("%s quota", [m[1]])
+
+_must(m) := concat(", ", split(trim_prefix(m[3], "must specify "), ",")) if m[3] != ""
+
+else := ""
+
+# "requests.nvidia.com/gpu=16,limits.cpu=8" -> "requests.nvidia.com/gpu, limits.cpu"
+_keys(s) := concat(", ", sort({k |
+	some kv in split(trim_right(s, "."), ",")
+	k := split(kv, "=")[0]
+	k != ""
+}))
+
+# 2. A Kueue workload whose pod set can never fit its ClusterQueue. A pod
+# set that fits some flavor once others release quota ("insufficient unused
+# quota") is gang-pending, not this.
+findings contains f if {
+	some a in _list(input.admission)
+	a.kind == "Workload"
+	some c in a.conditions
+	c.type in {"QuotaReserved", "Admitted"}
+	c.status == "False"
+	some seg in _segments(object.get(c, "message", ""))
+	contains(seg, "maximum capacity")
+	not contains(seg, "insufficient unused quota")
+	res := {r | some m in regex.find_all_string_submatch_n(`insufficient quota for ([^\s]+) in flavor`, seg, -1); r := m[1]}
+	f := {
+		"subject": {"kind": "Workload", "name": a.name},
+		"params": {"quota": _queue(a), "resources": concat(", ", sort(res)), "detail": trim_right(trim_space(seg), ";")},
+		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+	}
+}
+
+# A queue that does not exist or is stopped admits nothing.
+findings contains f if {
+	some a in _list(input.admission)
+	a.kind == "Workload"
+	some c in a.conditions
+	c.type in {"QuotaReserved", "Admitted"}
+	c.status == "False"
+	m := regex.find_all_string_submatch_n(`(ClusterQueue|LocalQueue) ([^\s]+) (doesn't exist|is inactive|is stopped|is terminating)`, object.get(c, "message", ""), 1)
+	count(m) > 0
+	f := {
+		"subject": {"kind": "Workload", "name": a.name},
+		"params": {"quota": sprintf("%s %s", [m[0][1], m[0][2]]), "resources": "", "detail": m[0][0]},
+		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+	}
+}
+
+_aref(a) := {"kind": a.kind, "namespace": object.get(a, "namespace", ""), "name": a.name}
+
+_queue(a) := sprintf("Kueue queue %s", [a.queue]) if a.queue != ""
+
+else := "Kueue ClusterQueue"
+
+# "couldn't assign flavors to pod set master: ...; couldn't assign flavors
+# to pod set worker: ..." -> one segment per pod set.
+_segments(msg) := [s |
+	some s in split(msg, "couldn't assign flavors to pod set ")
+	trim_space(s) != ""
+]
+
+# 3. A ResourceQuota whose hard limit is below what the job needs in total.
+findings contains f if {
+	not object.get(input, "phase", "") in {"Succeeded", "Running"}
+	some q in _list(input.quotas)
+	some key, hard in q.hard
+	need := _need(key)
+	need > 0
+	h := units.parse(hard)
+	h < need
+	f := {
+		"subject": {"kind": "ResourceQuota", "name": q.name},
+		"params": {"quota": sprintf("ResourceQuota %s", [q.name]), "resources": key, "detail": sprintf("hard %s=%s < %s", [key, hard, _amount_text(key, need)])},
+		"evidence": [k8s.field_evidence({"kind": "ResourceQuota", "namespace": object.get(input, "namespace", ""), "name": q.name}, sprintf("spec.hard[%s]", [key]), sprintf("hard=%s used=%s; the job needs %s", [hard, object.get(object.get(q, "used", {}), key, "?"), _amount_text(key, need)]))],
+		"time": object.get(input, "createdAt", ""),
+	}
+}
+
+_groups := _list(input.replicas)
+
+_need(key) := sum([g.expected | some g in _groups]) if key in {"pods", "count/pods"}
+
+_need(key) := _total("requests", trim_prefix(key, "requests.")) if startswith(key, "requests.")
+
+_need(key) := _total("limits", trim_prefix(key, "limits.")) if startswith(key, "limits.")
+
+_need(key) := _total("requests", key) if key in {"cpu", "memory", "ephemeral-storage"}
+
+# Sum over groups of replicas x the per-pod amount of a resource. A missing
+# request defaults to the limit, as the API server does.
+_total(kind, res) := sum([n |
+	some g in _groups
+	per_pod := sum([x |
+		some c in object.get(g.template, "containers", [])
+		x := _amount(c, kind, res)
+	])
+	n := g.expected * per_pod
+])
+
+_amount(c, "requests", res) := x if {
+	x := units.parse(c.requests[res])
+} else := x if {
+	x := units.parse(c.limits[res])
+} else := 0
+
+_amount(c, "limits", res) := x if {
+	x := units.parse(c.limits[res])
+} else := 0
+
+_fmt(n) := sprintf("%d", [n]) if n == floor(n)
+
+else := sprintf("%.2f", [n])
+
+# Bytes read better in Gi.
+_amount_text(key, n) := sprintf("%sGi", [_fmt(n / 1073741824)]) if {
+	regex.match(`memory|storage`, key)
+} else := _fmt(n)
