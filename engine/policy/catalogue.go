@@ -1,8 +1,8 @@
 package policy
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"fmt"
 	"regexp"
 	"sort"
