@@ -4,6 +4,7 @@
 package diagnose
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"runtime"
@@ -99,6 +100,7 @@ func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, e
 			defer func() { <-sem; wg.Done() }()
 			warnings := d.logs.attach(snap, job)
 			rj, err := d.diagnoseJob(ctx, job)
+			rj.CollectedAt, rj.Cluster = cmp.Or(snap.CollectedAt, job.Now), snap.Cluster
 			mu.Lock()
 			defer mu.Unlock()
 			rep.Warnings = append(rep.Warnings, warnings...)
@@ -158,16 +160,19 @@ func selectJobs(jobs []*evidence.Job, names []string) ([]*evidence.Job, error) {
 
 // diagnoseJob evaluates the rules on one job and builds its report.
 func (d *Diagnoser) diagnoseJob(ctx context.Context, job *evidence.Job) (report.Job, error) {
-	raw, err := d.engine.Eval(ctx, job)
+	raw, problems, err := d.engine.Eval(ctx, job)
 	if err != nil {
 		return report.Job{}, err
 	}
-	findings := assemble(d.engine, job, raw)
+	findings, more := assemble(d.engine, job, raw)
 	rj := report.Job{
 		Kind: job.Kind, APIVersion: job.APIVersion, Namespace: job.Namespace, Name: job.Name, UID: job.UID,
 		Phase: job.Phase, KindPhase: kindPhase(job), CreatedAt: job.CreatedAt,
 		Findings: findings, Notes: job.Notes,
 		Replicas: replicas(job), Timeline: timeline(job), Progress: progress(job),
+	}
+	for _, p := range append(problems, more...) {
+		rj.Warnings = append(rj.Warnings, p.String())
 	}
 	for _, n := range job.Nodes {
 		rj.Nodes = append(rj.Nodes, n.Name)

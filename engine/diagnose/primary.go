@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,134 +15,219 @@ import (
 // it caused.
 const causalSlack = 60 * time.Second
 
-// Layer order among independent root causes of equal severity: hardware
-// and node problems first, then what the spec makes impossible, then the
-// control plane, then the program, then progress symptoms.
-var layerOrder = map[string]int{"node": 0, "spec": 1, "control": 2, "execution": 3, "progress": 4}
-
-// explainer answers whether a category can explain another; the policy
+// taxonomy answers what the policies say about categories; the policy
 // engine does, from the taxonomy and the rules' METADATA.
-type explainer interface {
+type taxonomy interface {
 	Explains(cause, effect string) bool
 	Fallback(category string) bool
+	JobFallback(category string) bool
+	NoCause(category string) bool
+	Risk(category string) bool
+	RootRank(layer string) int
+	Retryable(category string) bool
 }
 
-// choosePrimary picks the job's primary finding and marks consequences.
-//
-// The mechanism is general and lives in data, not in Go: the taxonomy's
-// `explains` relation (plus each rule's custom.explains) says which
-// categories can cause which. Finding A explains finding B when A's
-// category explains B's and A was not first seen later than B (within
-// causalSlack). The roots are the findings nothing explains; the primary
-// is the root with the highest severity, then the earliest layer, then the
-// earliest first evidence. Every explained finding records which finding
-// explains it, preferring the primary. A job with no finding at warning or
-// above is healthy, and its primary is the healthy finding; an unhealthy
-// job reports no healthy finding.
-func choosePrimary(e explainer, j *report.Job) {
-	fs := j.Findings
-	explains := func(a, b int) bool {
-		if a == b || fs[a].Category == fs[b].Category || !e.Explains(fs[a].Category, fs[b].Category) {
-			return false
-		}
-		ta, okA := parseTime(fs[a].FirstSeen)
-		tb, okB := parseTime(fs[b].FirstSeen)
-		return !okA || !okB || !ta.After(tb.Add(causalSlack))
-	}
-	var roots []int
-	for i := range fs {
-		if fs[i].Category == report.CategoryHealthy {
-			continue
-		}
-		explained := false
-		for k := range fs {
-			if fs[k].Category != report.CategoryHealthy && explains(k, i) && !(explains(i, k) && before(fs[i].FirstSeen, fs[k].FirstSeen)) {
-				explained = true
-				break
-			}
-		}
-		if !explained {
-			roots = append(roots, i)
-		}
-	}
-	sort.SliceStable(roots, func(a, b int) bool { return rootLess(&fs[roots[a]], &fs[roots[b]]) })
+// causality is one job's findings with the causal relation applied to
+// them. Finding k causes finding i when k's category explains i's, k was
+// not first seen later than i (within causalSlack), and i does not equally
+// explain k from earlier: of two findings that explain each other, the
+// earlier one is the cause.
+type causality struct {
+	tax taxonomy
+	fs  []report.Finding
+}
 
+func (c *causality) explains(a, b int) bool {
+	fs := c.fs
+	if a == b || fs[a].Category == fs[b].Category || !c.tax.Explains(fs[a].Category, fs[b].Category) {
+		return false
+	}
+	ta, okA := parseTime(fs[a].FirstSeen)
+	tb, okB := parseTime(fs[b].FirstSeen)
+	return !okA || !okB || !ta.After(tb.Add(causalSlack))
+}
+
+func (c *causality) causes(k, i int) bool {
+	return c.explains(k, i) && !(c.explains(i, k) && before(c.fs[i].FirstSeen, c.fs[k].FirstSeen))
+}
+
+func (c *causality) fault(i int) bool {
+	return c.fs[i].Category != report.CategoryHealthy && !c.tax.Risk(c.fs[i].Category)
+}
+
+// causeOf returns the fault that causes finding i, preferring prefer, or -1.
+func (c *causality) causeOf(i, prefer int) int {
+	if prefer >= 0 && c.fault(prefer) && c.causes(prefer, i) {
+		return prefer
+	}
+	for k := range c.fs {
+		if c.fault(k) && c.causes(k, i) {
+			return k
+		}
+	}
+	return -1
+}
+
+// riskCauseOf returns the risk that explains finding i, or -1: a risk that
+// came true is shown as the cause of the fault it predicted.
+func (c *causality) riskCauseOf(i int) int {
+	for k := range c.fs {
+		if c.tax.Risk(c.fs[k].Category) && c.explains(k, i) {
+			return k
+		}
+	}
+	return -1
+}
+
+// roots are the faults no other fault causes, best first.
+func (c *causality) roots() []int {
+	var out []int
+	for i := range c.fs {
+		if c.fault(i) && c.causeOf(i, -1) < 0 {
+			out = append(out, i)
+		}
+	}
+	c.sortBest(out)
+	return out
+}
+
+func (c *causality) sortBest(idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool { return c.less(&c.fs[idx[a]], &c.fs[idx[b]]) })
+}
+
+// less orders candidate primaries: highest severity, then the taxonomy's
+// root order of layers, then the earliest first evidence.
+func (c *causality) less(a, b *report.Finding) bool {
+	if ra, rb := report.SeverityRank(a.Severity), report.SeverityRank(b.Severity); ra != rb {
+		return ra > rb
+	}
+	if la, lb := c.tax.RootRank(a.Layer), c.tax.RootRank(b.Layer); la != lb {
+		return la < lb
+	}
+	if a.FirstSeen != b.FirstSeen {
+		return before(a.FirstSeen, b.FirstSeen)
+	}
+	return a.ID < b.ID
+}
+
+// choosePrimary decides a job's verdict and primary finding and marks
+// consequences. Everything case-specific is data (the taxonomy and each
+// rule's custom.explains); this is the mechanism:
+//
+//  1. Job-level fallbacks ("the job failed and no rule says why") are
+//     dropped when the job has another fault at warning or above that
+//     names a cause (a bare exit code does not).
+//  2. The verdict: a job is unhealthy when it has a fault (not a risk,
+//     not the healthy finding) at warning or above.
+//  3. The primary of an unhealthy job is its best root fault; of a healthy
+//     job, the healthy finding. Risks are never the primary.
+//  4. Every other fault caused by a fault is a consequence of it,
+//     preferably of the primary; a fault a risk predicted names that risk
+//     as its cause. Explained fallbacks are dropped.
+func choosePrimary(tax taxonomy, j *report.Job) {
+	dropJobFallbacks(tax, j)
+	c := &causality{tax: tax, fs: j.Findings}
+	for i := range c.fs {
+		c.fs[i].Risk = tax.Risk(c.fs[i].Category)
+	}
 	j.Healthy = true
-	for i := range fs {
-		if fs[i].Category != report.CategoryHealthy && report.SeverityRank(fs[i].Severity) >= report.SeverityRank(report.SeverityWarning) {
+	for i := range c.fs {
+		if c.fault(i) && report.SeverityRank(c.fs[i].Severity) >= report.SeverityRank(report.SeverityWarning) {
 			j.Healthy = false
 		}
 	}
-	primary := -1
-	switch {
-	case !j.Healthy && len(roots) > 0:
-		primary = roots[0]
-	case j.Healthy:
-		for i := range fs {
-			if fs[i].Category == report.CategoryHealthy {
-				primary = i
-			}
-		}
-		if primary < 0 && len(roots) > 0 {
-			primary = roots[0]
-		}
-	default:
-		// Every finding explains another (a cycle with no times): fall
-		// back to the same ordering over all findings.
-		idx := make([]int, 0, len(fs))
-		for i := range fs {
-			if fs[i].Category != report.CategoryHealthy {
-				idx = append(idx, i)
-			}
-		}
-		sort.SliceStable(idx, func(a, b int) bool { return rootLess(&fs[idx[a]], &fs[idx[b]]) })
-		primary = idx[0]
-	}
-	for i := range fs {
-		if i == primary || fs[i].Category == report.CategoryHealthy {
+	primary := pickPrimary(c, j.Healthy)
+	for i := range c.fs {
+		if !c.fault(i) {
 			continue
 		}
-		cause := -1
-		if primary >= 0 && explains(primary, i) {
-			cause = primary
-		} else {
-			for k := range fs {
-				if explains(k, i) && !(explains(i, k) && before(fs[i].FirstSeen, fs[k].FirstSeen)) {
-					cause = k
-					break
-				}
-			}
-		}
-		if cause >= 0 {
-			fs[i].Consequence, fs[i].CausedBy = true, fs[cause].ID
+		if k := c.causeOf(i, primary); k >= 0 && i != primary {
+			c.fs[i].Consequence, c.fs[i].CausedBy = true, c.fs[k].ID
+		} else if k := c.riskCauseOf(i); k >= 0 {
+			c.fs[i].CausedBy = c.fs[k].ID
 		}
 	}
 	if primary >= 0 {
-		p := fs[primary]
+		p := c.fs[primary]
 		j.Primary = &p
 	} else {
 		j.Primary = noFinding()
 	}
+	j.Retryable = !j.Healthy && tax.Retryable(j.Primary.Category)
 	// Fallback findings ("no more specific cause found") that something
 	// explains are not reported at all, nor is a healthy finding on a job
 	// that is not healthy: it would contradict the verdict.
-	kept := fs[:0]
-	for _, f := range fs {
-		if (f.Consequence && e.Fallback(f.Category)) || (!j.Healthy && f.Category == report.CategoryHealthy) {
+	kept := c.fs[:0]
+	for _, f := range c.fs {
+		if (f.Consequence && tax.Fallback(f.Category)) || (!j.Healthy && f.Category == report.CategoryHealthy) {
 			continue
 		}
 		kept = append(kept, f)
 	}
-	fs = kept
-	j.Findings = fs
-	// Findings read primary first, then by severity and time.
-	pid := j.Primary.ID
-	sort.SliceStable(fs, func(a, b int) bool {
-		if (fs[a].ID == pid) != (fs[b].ID == pid) {
-			return fs[a].ID == pid
+	j.Findings = kept
+	sortFindings(j.Findings, j.Primary.ID)
+}
+
+// dropJobFallbacks removes job-level fallback findings when the job has
+// another fault at warning or above that names a cause.
+func dropJobFallbacks(tax taxonomy, j *report.Job) {
+	other := false
+	for _, f := range j.Findings {
+		if f.Category != report.CategoryHealthy && !tax.Risk(f.Category) && !tax.JobFallback(f.Category) && !tax.NoCause(f.Category) &&
+			report.SeverityRank(f.Severity) >= report.SeverityRank(report.SeverityWarning) {
+			other = true
 		}
-		if fs[a].Consequence != fs[b].Consequence {
-			return !fs[a].Consequence
+	}
+	if !other {
+		return
+	}
+	j.Findings = slices.DeleteFunc(j.Findings, func(f report.Finding) bool { return tax.JobFallback(f.Category) })
+}
+
+func pickPrimary(c *causality, healthy bool) int {
+	if healthy {
+		for i := range c.fs {
+			if c.fs[i].Category == report.CategoryHealthy {
+				return i
+			}
+		}
+	}
+	if roots := c.roots(); len(roots) > 0 {
+		return roots[0]
+	}
+	// Every fault is caused by another (a cycle with no times): take the
+	// best fault.
+	var faults []int
+	for i := range c.fs {
+		if c.fault(i) {
+			faults = append(faults, i)
+		}
+	}
+	if len(faults) == 0 {
+		return -1
+	}
+	c.sortBest(faults)
+	return faults[0]
+}
+
+// sortFindings orders findings as reports read them: the primary, the
+// other root faults by severity and time, their consequences, then the
+// risks.
+func sortFindings(fs []report.Finding, primaryID string) {
+	group := func(f *report.Finding) int {
+		switch {
+		case f.ID == primaryID:
+			return 0
+		case f.Risk:
+			return 3
+		case f.Consequence:
+			return 2
+		}
+		return 1
+	}
+	sort.SliceStable(fs, func(a, b int) bool {
+		if ga, gb := group(&fs[a]), group(&fs[b]); ga != gb {
+			return ga < gb
 		}
 		if ra, rb := report.SeverityRank(fs[a].Severity), report.SeverityRank(fs[b].Severity); ra != rb {
 			return ra > rb
@@ -151,19 +237,6 @@ func choosePrimary(e explainer, j *report.Job) {
 		}
 		return fs[a].ID < fs[b].ID
 	})
-}
-
-func rootLess(a, b *report.Finding) bool {
-	if ra, rb := report.SeverityRank(a.Severity), report.SeverityRank(b.Severity); ra != rb {
-		return ra > rb
-	}
-	if la, lb := layerOrder[a.Layer], layerOrder[b.Layer]; la != lb {
-		return la < lb
-	}
-	if a.FirstSeen != b.FirstSeen {
-		return before(a.FirstSeen, b.FirstSeen)
-	}
-	return a.ID < b.ID
 }
 
 // noFinding is the primary of a job no rule said anything about.

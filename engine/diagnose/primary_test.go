@@ -1,16 +1,25 @@
 package diagnose
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/traindoc/traindoc/engine/report"
 )
 
-// relation is a causal relation for tests: cause -> effects.
+// relation is a causal relation for tests: cause -> effects. The other
+// taxonomy answers mirror the built-in taxonomy's data.
 type relation map[string][]string
 
-func (relation) Fallback(category string) bool { return category == "job.pending-too-long" }
+func (relation) Fallback(category string) bool    { return category == "job.pending-too-long" }
+func (relation) JobFallback(category string) bool { return category == "job.unexplained-failure" }
+func (relation) Risk(category string) bool        { return category == "spec.no-shm" }
+func (relation) NoCause(category string) bool     { return category == "exec.nonzero-exit" }
+func (relation) Retryable(category string) bool   { return category == "exec.nccl-timeout" }
+func (relation) RootRank(layer string) int {
+	return slices.Index([]string{"node", "spec", "control", "execution", "progress"}, layer)
+}
 
 func (r relation) Explains(cause, effect string) bool {
 	for _, e := range r[cause] {
@@ -22,9 +31,12 @@ func (r relation) Explains(cause, effect string) bool {
 }
 
 var testRelation = relation{
-	"exec.cuda-oom":          {"exec.nccl-timeout", "exec.killed", "job.backoff-exceeded"},
-	"node.gpu-hardware":      {"exec.segfault", "exec.nccl-error", "exec.cuda-oom"},
-	"sched.insufficient-gpu": {"job.pending-too-long"},
+	"exec.cuda-oom":           {"exec.nccl-timeout", "exec.killed", "job.backoff-exceeded"},
+	"node.gpu-hardware":       {"exec.segfault", "exec.nccl-error", "exec.cuda-oom"},
+	"sched.insufficient-gpu":  {"job.pending-too-long"},
+	"spec.no-shm":             {"exec.shm-exhausted"},
+	"exec.shm-exhausted":      {"job.backoff-exceeded"},
+	"job.unexplained-failure": {"exec.nonzero-exit"},
 }
 
 func f(id, category, layer, severity, firstSeen string, pods ...string) report.Finding {
@@ -43,6 +55,9 @@ func TestChoosePrimary(t *testing.T) {
 		primary     string
 		healthy     bool
 		consequence map[string]string // id -> causedBy
+		causedBy    map[string]string // id -> causedBy of findings that are not consequences
+		kept        []string          // every finding left, when the case checks it
+		retryable   bool
 	}{
 		{
 			name: "origin rank before the cascade",
@@ -60,7 +75,8 @@ func TestChoosePrimary(t *testing.T) {
 				f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
 				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T11:00:00Z", "w3"),
 			},
-			primary: "timeout",
+			primary:   "timeout",
+			retryable: true,
 		},
 		{
 			name: "within the clock slack the cause still explains",
@@ -84,10 +100,76 @@ func TestChoosePrimary(t *testing.T) {
 		{
 			name: "independent roots: severity first, then layer",
 			findings: []report.Finding{
-				f("shm", "spec.no-shm", "spec", "warning", ""),
+				f("replicas", "job.replica-mismatch", "control", "warning", ""),
 				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
 			},
 			primary: "oom",
+		},
+		{
+			name: "a risk is never the primary while the job has a fault, even an earlier-layer risk",
+			findings: []report.Finding{
+				f("shm", "spec.no-shm", "spec", "warning", ""),
+				f("stall", "progress.stalled", "progress", "warning", "2026-03-01T10:00:00Z"),
+			},
+			primary: "stall",
+		},
+		{
+			name: "a job whose only problem is a risk is healthy, with the risk as an advisory",
+			findings: []report.Finding{
+				f("ok", "healthy", "control", "info", ""),
+				f("shm", "spec.no-shm", "spec", "warning", ""),
+			},
+			primary: "ok",
+			healthy: true,
+			kept:    []string{"ok", "shm"},
+		},
+		{
+			name: "a risk that came true is the cause of the fault it predicted, which stays the primary",
+			findings: []report.Finding{
+				f("shm", "spec.no-shm", "spec", "warning", ""),
+				f("bus", "exec.shm-exhausted", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+				f("backoff", "job.backoff-exceeded", "control", "error", "2026-03-01T10:05:00Z"),
+			},
+			primary:     "bus",
+			consequence: map[string]string{"backoff": "bus"},
+			causedBy:    map[string]string{"bus": "shm"},
+			retryable:   false,
+		},
+		{
+			name: "a job-level fallback is dropped when another fault names a cause",
+			findings: []report.Finding{
+				f("unexplained", "job.unexplained-failure", "control", "error", "2026-03-01T10:00:00Z"),
+				f("oom", "exec.cuda-oom", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+			},
+			primary: "oom",
+			kept:    []string{"oom"},
+		},
+		{
+			name: "a bare exit code names no cause: the failure stays unexplained",
+			findings: []report.Finding{
+				f("unexplained", "job.unexplained-failure", "control", "error", "2026-03-01T10:00:00Z", "w0"),
+				f("exit", "exec.nonzero-exit", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+			},
+			primary:     "unexplained",
+			kept:        []string{"unexplained", "exit"},
+			consequence: map[string]string{"exit": "unexplained"},
+		},
+		{
+			name: "a job-level fallback alone is the primary of an unhealthy job",
+			findings: []report.Finding{
+				f("unexplained", "job.unexplained-failure", "control", "error", "2026-03-01T10:00:00Z"),
+				f("shm", "spec.no-shm", "spec", "warning", ""),
+			},
+			primary: "unexplained",
+			kept:    []string{"unexplained", "shm"},
+		},
+		{
+			name: "a retryable primary makes the job retryable",
+			findings: []report.Finding{
+				f("timeout", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:10:00Z", "w0"),
+			},
+			primary:   "timeout",
+			retryable: true,
 		},
 		{
 			name: "equal severity: the earlier layer wins",
@@ -147,9 +229,27 @@ func TestChoosePrimary(t *testing.T) {
 			}
 			for _, fd := range j.Findings {
 				want, isConsequence := tc.consequence[fd.ID]
+				if !isConsequence {
+					want = tc.causedBy[fd.ID]
+				}
 				if fd.Consequence != isConsequence || fd.CausedBy != want {
 					t.Errorf("%s: consequence=%v causedBy=%q, want %v %q", fd.ID, fd.Consequence, fd.CausedBy, isConsequence, want)
 				}
+				if fd.Risk != (fd.Category == "spec.no-shm") {
+					t.Errorf("%s: risk=%v", fd.ID, fd.Risk)
+				}
+			}
+			if tc.kept != nil {
+				var ids []string
+				for _, fd := range j.Findings {
+					ids = append(ids, fd.ID)
+				}
+				if !slices.Equal(ids, tc.kept) {
+					t.Errorf("findings = %v, want %v", ids, tc.kept)
+				}
+			}
+			if j.Retryable != tc.retryable {
+				t.Errorf("retryable = %v, want %v", j.Retryable, tc.retryable)
 			}
 		})
 	}

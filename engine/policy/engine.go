@@ -4,17 +4,23 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
+	"github.com/open-policy-agent/opa/v1/topdown"
 	"gopkg.in/yaml.v3"
 
+	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/policies"
 )
 
@@ -38,7 +44,9 @@ type Engine struct {
 	files      []*sourceFile
 	categories map[string]string
 	explains   map[string]map[string]bool
-	fallback   map[string]bool
+	tax        taxonomy
+	perRuleMu  sync.Mutex
+	perRule    map[string]*rego.PreparedEvalQuery
 
 	// Overridden lists built-in rules replaced by user policies.
 	Overridden []string
@@ -172,6 +180,21 @@ func (e *Engine) declared(ctx context.Context, query string) ([]map[string]any, 
 	return out, nil
 }
 
+// taxonomy is what the policies say about categories beyond their layer
+// (data.traindoc.taxonomy): which are risks, which are fallbacks and at
+// what scope, which root causes a restart can fix, and the orders of
+// layers.
+type taxonomy struct {
+	Layers          []string            `json:"layers"`
+	RootOrder       []string            `json:"root_order"`
+	Risks           []string            `json:"risks"`
+	Fallback        []string            `json:"fallback"`
+	FallbackJob     []string            `json:"fallback_job"`
+	NoCause         []string            `json:"no_cause"`
+	FallbackSubject map[string]int      `json:"fallback_subject"`
+	Retryable       []string            `json:"retryable"`
+}
+
 func (e *Engine) readTaxonomy(ctx context.Context) error {
 	v, err := e.evalOnce(ctx, "data.traindoc.taxonomy.categories")
 	if err != nil {
@@ -194,24 +217,87 @@ func (e *Engine) readTaxonomy(ctx context.Context) error {
 			e.addExplains(cause, eff)
 		}
 	}
-	v, err = e.evalOnce(ctx, "data.traindoc.taxonomy.fallback")
+	v, err = e.evalOnce(ctx, "data.traindoc.taxonomy")
 	if err != nil {
 		return err
 	}
-	var fallback []string
-	if err := roundTrip(v, &fallback); err != nil {
-		return fmt.Errorf("data.traindoc.taxonomy.fallback: %w", err)
+	if err := roundTrip(v, &e.tax); err != nil {
+		return fmt.Errorf("data.traindoc.taxonomy: %w", err)
 	}
-	e.fallback = map[string]bool{}
-	for _, c := range fallback {
-		e.fallback[c] = true
+	return e.checkTaxonomy()
+}
+
+// checkTaxonomy rejects a taxonomy that names categories it does not
+// define or leaves a layer out of an order: either would silently change
+// which finding is the primary.
+func (e *Engine) checkTaxonomy() error {
+	var errs []string
+	known := func(what string, cats ...string) {
+		for _, c := range cats {
+			if _, ok := e.categories[c]; !ok {
+				errs = append(errs, fmt.Sprintf("%s names unknown category %q", what, c))
+			}
+		}
+	}
+	known("risks", e.tax.Risks...)
+	known("fallback", e.tax.Fallback...)
+	known("fallback_job", e.tax.FallbackJob...)
+	known("no_cause", e.tax.NoCause...)
+	known("fallback_subject", slices.Collect(maps.Keys(e.tax.FallbackSubject))...)
+	known("retryable", e.tax.Retryable...)
+	for c, layer := range e.categories {
+		for what, order := range map[string][]string{"layers": e.tax.Layers, "root_order": e.tax.RootOrder} {
+			if !slices.Contains(order, layer) {
+				errs = append(errs, fmt.Sprintf("%s lacks layer %q of category %q", what, layer, c))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		sort.Strings(errs)
+		return fmt.Errorf("data.traindoc.taxonomy: %s", strings.Join(slices.Compact(errs), "; "))
 	}
 	return nil
 }
 
-// Fallback reports whether a category is only reported when nothing
+// Fallback reports whether a category is dropped when another finding
 // explains it (its definition says "no more specific cause found").
-func (e *Engine) Fallback(category string) bool { return e.fallback[category] }
+func (e *Engine) Fallback(category string) bool { return slices.Contains(e.tax.Fallback, category) }
+
+// JobFallback reports whether a category is dropped when the job has any
+// other fault.
+func (e *Engine) JobFallback(category string) bool {
+	return slices.Contains(e.tax.FallbackJob, category)
+}
+
+// NoCause reports whether a fault says only that something failed, not
+// why, so that it does not count as the cause of a failed job.
+func (e *Engine) NoCause(category string) bool { return slices.Contains(e.tax.NoCause, category) }
+
+// SubjectFallback returns the rank of a per-container fallback category
+// (lower is more specific) and whether the category is one.
+func (e *Engine) SubjectFallback(category string) (rank int, ok bool) {
+	rank, ok = e.tax.FallbackSubject[category]
+	return rank, ok
+}
+
+// Risk reports whether a category is a risk rather than an observed fault.
+func (e *Engine) Risk(category string) bool { return slices.Contains(e.tax.Risks, category) }
+
+// Retryable reports whether a root cause of category is one a restart
+// from the newest checkpoint can fix.
+func (e *Engine) Retryable(category string) bool { return slices.Contains(e.tax.Retryable, category) }
+
+// Layers are the layers in the order of the diagnosis process.
+func (e *Engine) Layers() []string { return slices.Clone(e.tax.Layers) }
+
+// RootRank orders independent root causes of equal severity by layer:
+// lower ranks first.
+func (e *Engine) RootRank(layer string) int {
+	if i := slices.Index(e.tax.RootOrder, layer); i >= 0 {
+		return i
+	}
+	return len(e.tax.RootOrder)
+}
 
 func (e *Engine) addExplains(cause, effect string) {
 	if e.explains[cause] == nil {
@@ -239,36 +325,68 @@ type RawFinding struct {
 	Owner    string           `json:"owner,omitempty"`
 }
 
-// Rule returns the rule that emitted the finding.
+// RuleOf returns the rule that emitted the finding.
 func (e *Engine) RuleOf(f *RawFinding) *Rule {
 	return e.rules[RulesRoot+"."+strings.Join(f.RulePath, ".")]
 }
 
+// Problem is a fault of one rule on one job: it failed to evaluate, or
+// emitted a finding that does not decode. It is reported as a warning on
+// the job; the other rules' findings still stand.
+type Problem struct {
+	Rule     string // rule id, or the package when it has none
+	Location string // file:line of the rule or of the failing expression
+	Message  string
+}
+
+func (p Problem) String() string {
+	if p.Location == "" {
+		return fmt.Sprintf("rule %s: %s", p.Rule, p.Message)
+	}
+	return fmt.Sprintf("rule %s (%s): %s", p.Rule, p.Location, p.Message)
+}
+
 // Eval runs every rule against one job's evidence (any JSON-marshalable
-// value) and returns the findings sorted deterministically.
-func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, error) {
+// value) and returns the findings sorted deterministically. A rule that
+// fails to evaluate, or a finding that does not decode, is returned as a
+// Problem and leaves every other rule's findings intact; the error is only
+// for what stops every rule (an input that cannot be converted, a
+// cancelled context).
+func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, []Problem, error) {
 	b, err := json.Marshal(input)
 	if err != nil {
-		return nil, fmt.Errorf("encode input: %w", err)
+		return nil, nil, fmt.Errorf("encode input: %w", err)
 	}
 	v, err := ast.ValueFromReader(bytes.NewReader(b))
 	if err != nil {
-		return nil, fmt.Errorf("convert input: %w", err)
+		return nil, nil, fmt.Errorf("convert input: %w", err)
 	}
+	var (
+		values   []any
+		problems []Problem
+	)
+	// The router evaluates every rule in one query. When any rule raises
+	// an error the whole query fails, so the rules are then evaluated one
+	// package at a time to keep the others' findings and name the one
+	// that failed.
 	rs, err := e.findings.Eval(ctx, rego.EvalParsedInput(v))
-	if err != nil {
-		return nil, fmt.Errorf("evaluate rules: %w", err)
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, ctx.Err()
+	case err == nil:
+		values = resultValues(rs)
+	default:
+		values, problems, err = e.evalEach(ctx, v)
+		if err != nil {
+			return nil, nil, err
+		}
 	}
-	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
-		return nil, nil
-	}
-	var out []RawFinding
-	if err := roundTrip(rs[0].Expressions[0].Value, &out); err != nil {
-		return nil, fmt.Errorf("decode findings: %w", err)
-	}
-	for i := range out {
-		if e.RuleOf(&out[i]) == nil {
-			return nil, fmt.Errorf("finding from traindoc.rules.%s: the package has no METADATA (title, custom.id, category, severity)", strings.Join(out[i].RulePath, "."))
+	out := make([]RawFinding, 0, len(values))
+	for _, x := range values {
+		f, ps, ok := e.decodeFinding(x)
+		problems = append(problems, ps...)
+		if ok {
+			out = append(out, f)
 		}
 	}
 	// Rego sets have no order we may rely on; sort by each finding's
@@ -287,7 +405,193 @@ func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, error) {
 	for i, j := range idx {
 		sorted[i] = out[j]
 	}
-	return sorted, nil
+	sort.Slice(problems, func(a, b int) bool { return problems[a].String() < problems[b].String() })
+	return sorted, problems, nil
+}
+
+func resultValues(rs rego.ResultSet) []any {
+	if len(rs) == 0 || len(rs[0].Expressions) == 0 {
+		return nil
+	}
+	xs, _ := rs[0].Expressions[0].Value.([]any)
+	return xs
+}
+
+// evalEach evaluates each rule package on its own.
+func (e *Engine) evalEach(ctx context.Context, input ast.Value) ([]any, []Problem, error) {
+	var (
+		values   []any
+		problems []Problem
+	)
+	for _, r := range e.Rules() {
+		q, err := e.ruleQuery(ctx, r)
+		if err != nil {
+			problems = append(problems, Problem{Rule: r.ID, Location: r.location(), Message: err.Error()})
+			continue
+		}
+		rs, err := q.Eval(ctx, rego.EvalParsedInput(input))
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		if err != nil {
+			problems = append(problems, evalProblem(r, err))
+			continue
+		}
+		path := strings.Split(strings.TrimPrefix(r.Package, RulesRoot+"."), ".")
+		for _, x := range resultValues(rs) {
+			if m, ok := x.(map[string]any); ok {
+				m["rule_path"] = []any{path[0], path[1]}
+			}
+			values = append(values, x)
+		}
+	}
+	return values, problems, nil
+}
+
+// ruleQuery prepares, once, the query of one rule package's findings.
+func (e *Engine) ruleQuery(ctx context.Context, r *Rule) (*rego.PreparedEvalQuery, error) {
+	e.perRuleMu.Lock()
+	defer e.perRuleMu.Unlock()
+	if q, ok := e.perRule[r.Package]; ok {
+		return q, nil
+	}
+	q, err := rego.New(
+		rego.Compiler(e.compiler),
+		rego.Store(e.store),
+		rego.Query("data."+r.Package+".findings"),
+	).PrepareForEval(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if e.perRule == nil {
+		e.perRule = map[string]*rego.PreparedEvalQuery{}
+	}
+	e.perRule[r.Package] = &q
+	return &q, nil
+}
+
+// evalProblem names the rule and, when OPA gives one, the location of the
+// expression that failed.
+func evalProblem(r *Rule, err error) Problem {
+	p := Problem{Rule: r.ID, Location: r.location(), Message: err.Error()}
+	var te *topdown.Error
+	if errors.As(err, &te) {
+		p.Message = te.Code + ": " + te.Message
+		if te.Location != nil {
+			p.Location = fmt.Sprintf("%s:%d", te.Location.File, te.Location.Row)
+		}
+	}
+	return p
+}
+
+func (r *Rule) location() string {
+	if r.File == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d", r.File, r.Line)
+}
+
+// decodeFinding turns one value of a rule's findings set into a
+// RawFinding, checking what the engine relies on: an object from a known
+// rule, a subject object, a list of evidence objects, a valid severity and
+// category override. What does not decode is left out and reported as a
+// problem; the rest of the finding is kept, so one malformed field never
+// hides the finding itself.
+func (e *Engine) decodeFinding(x any) (RawFinding, []Problem, bool) {
+	var f RawFinding
+	m, ok := x.(map[string]any)
+	if !ok {
+		return f, []Problem{{Rule: "?", Message: fmt.Sprintf("a finding must be an object, got %s; it is dropped", jsonKind(x))}}, false
+	}
+	path, _ := m["rule_path"].([]any)
+	pkg := RulesRoot
+	for _, p := range path {
+		pkg += fmt.Sprintf(".%v", p)
+	}
+	r := e.rules[pkg]
+	if r == nil {
+		return f, []Problem{{Rule: pkg, Message: "the package has no METADATA block; its findings are ignored"}}, false
+	}
+	var problems []Problem
+	bad := func(format string, args ...any) {
+		problems = append(problems, Problem{Rule: r.ID, Location: r.location(), Message: fmt.Sprintf(format, args...)})
+	}
+	if sub, ok := m["subject"]; ok {
+		sm, isObj := sub.(map[string]any)
+		name, _ := sm["name"].(string)
+		if !isObj || name == "" {
+			bad("subject must be an object with kind and name, got %s; the finding is kept without it", jsonKind(sub))
+			delete(m, "subject")
+		}
+	}
+	if ev, ok := m["evidence"]; ok {
+		list, isList := ev.([]any)
+		if !isList {
+			bad("evidence must be a list, got %s; it is left out", jsonKind(ev))
+			delete(m, "evidence")
+		} else {
+			kept := make([]any, 0, len(list))
+			for i, item := range list {
+				if _, isObj := item.(map[string]any); !isObj {
+					bad("evidence[%d] must be an object, got %s; it is left out", i, jsonKind(item))
+					continue
+				}
+				kept = append(kept, item)
+			}
+			m["evidence"] = kept
+		}
+	}
+	for _, k := range []string{"severity", "category", "owner", "time"} {
+		if v, ok := m[k]; ok {
+			if _, isStr := v.(string); !isStr {
+				bad("%s must be a string, got %s; the rule's own is used", k, jsonKind(v))
+				delete(m, k)
+			}
+		}
+	}
+	if p, ok := m["params"]; ok {
+		if _, isObj := p.(map[string]any); !isObj {
+			bad("params must be an object, got %s; they are left out", jsonKind(p))
+			delete(m, "params")
+		}
+	}
+	if err := roundTrip(m, &f); err != nil {
+		bad("finding does not decode: %v; it is dropped", err)
+		return f, problems, false
+	}
+	if f.Severity != "" && !report.ValidSeverity(f.Severity) {
+		bad("severity %q is not info, warning, error or critical; the rule's %s is used", f.Severity, r.Severity)
+		f.Severity = ""
+	}
+	if f.Category != "" {
+		if _, ok := e.categories[f.Category]; !ok {
+			bad("category %q is not a known category; the rule's %s is used", f.Category, r.Category)
+			f.Category = ""
+		}
+	}
+	if f.Owner != "" && f.Owner != report.OwnerUser && f.Owner != report.OwnerPlatform && f.Owner != report.OwnerHardware {
+		bad("owner %q is not user, platform or hardware; the rule's %s is used", f.Owner, r.Owner)
+		f.Owner = ""
+	}
+	return f, problems, true
+}
+
+func jsonKind(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, int:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
 }
 
 func roundTrip(in, out any) error {

@@ -51,9 +51,9 @@ func TestOverride(t *testing.T) {
 			if len(e.Overridden) != 1 {
 				t.Errorf("overridden = %q", e.Overridden)
 			}
-			fs, err := e.Eval(context.Background(), map[string]any{"name": "x", "pods": []any{}, "events": []any{}})
-			if err != nil {
-				t.Fatal(err)
+			fs, problems, err := e.Eval(context.Background(), map[string]any{"name": "x", "pods": []any{}, "events": []any{}})
+			if err != nil || len(problems) > 0 {
+				t.Fatal(err, problems)
 			}
 			n := 0
 			for i := range fs {

@@ -81,7 +81,14 @@ type Job struct {
 	Phase     string `json:"phase"`
 	KindPhase string `json:"kindPhase,omitempty"`
 	CreatedAt string `json:"createdAt,omitempty"`
-	Healthy   bool   `json:"healthy"`
+	// CollectedAt and Cluster are those of the snapshot this job was read
+	// from: a report merged from several snapshots keeps each job's own.
+	CollectedAt string `json:"collectedAt,omitempty"`
+	Cluster     string `json:"cluster,omitempty"`
+	Healthy     bool   `json:"healthy"`
+	// Retryable is true when the primary cause is one a restart from the
+	// newest checkpoint can fix (the taxonomy's retryable categories).
+	Retryable bool `json:"retryable"`
 	// Summary is the one-line reading of the job: the primary cause and how
 	// the other findings group under it.
 	Summary  Text      `json:"summary"`
@@ -92,6 +99,10 @@ type Job struct {
 	Progress *Progress `json:"progress,omitempty"`
 	Nodes    []string  `json:"nodes,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Warnings are faults of traindoc's own on this job: a rule that failed
+	// to evaluate, a finding that did not decode, a log or exec output that
+	// could not be read or was only partly scanned.
+	Warnings []string `json:"warnings,omitempty"`
 	// Explanation is the optional LLM explanation written after the rules.
 	Explanation *Explanation `json:"explanation,omitempty"`
 }
@@ -138,16 +149,24 @@ type Finding struct {
 	// finding is a consequence.
 	CausedBy    string `json:"causedBy,omitempty"`
 	Consequence bool   `json:"consequence,omitempty"`
+	// Risk marks a finding about a configuration likely to bite that has
+	// not yet (the taxonomy's risks): an advisory, never the primary while
+	// the job has a fault, and never enough to make a job unhealthy.
+	Risk bool `json:"risk,omitempty"`
 }
 
 // Subject is an object a finding is about: a pod (and container), a node,
 // the job itself.
 type Subject struct {
 	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Container string `json:"container,omitempty"`
 	// Rank is the global rank or replica index when known.
 	Rank *int `json:"rank,omitempty"`
+	// Node is the node the pod ran on; for a node finding, the node whose
+	// fault the evidence shows.
+	Node string `json:"node,omitempty"`
 }
 
 // Evidence is one fact that supports a finding.
@@ -288,15 +307,31 @@ func ReadFile(path string) (*Report, error) {
 	return r, nil
 }
 
-// FailsAt reports whether any job has a finding at or above severity.
+// FailsAt reports whether any job fails a gate at severity.
 func (r *Report) FailsAt(severity string) bool {
-	min := SeverityRank(severity)
 	for i := range r.Jobs {
-		for _, f := range r.Jobs[i].Findings {
-			if SeverityRank(f.Severity) >= min {
-				return true
-			}
+		if len(r.Jobs[i].Failing(severity)) > 0 {
+			return true
 		}
 	}
 	return false
+}
+
+// Failing returns the job's findings that fail a gate at severity: every
+// finding at or above it except the healthy verdict, which is not a
+// problem whatever severity it carries. A CI gate, JUnit's failure count
+// and the exit code all use this one definition.
+func (j *Job) Failing(severity string) []*Finding {
+	if !ValidSeverity(severity) {
+		return nil
+	}
+	min := SeverityRank(severity)
+	var out []*Finding
+	for i := range j.Findings {
+		f := &j.Findings[i]
+		if f.Category != CategoryHealthy && SeverityRank(f.Severity) >= min {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -1,13 +1,17 @@
 # METADATA
 # title: Finding categories and their causal order
 # description: |
-#   The categories of taxonomy.md with their layers, and the causal relation
-#   the engine uses to pick a job's primary finding: a finding whose category
-#   explains another finding's category (and is not later than it) makes that
-#   other finding a consequence. Rules can add to the relation with
-#   custom.explains in their METADATA.
+#   The categories of taxonomy.md with their layers, which of them are
+#   risks rather than faults, which are fallbacks, which root causes a
+#   restart can fix, and the causal relation the engine uses to pick a
+#   job's primary finding: a finding whose category explains another
+#   finding's category (and is not later than it) makes that other finding
+#   a consequence. Rules can add to the relation with custom.explains in
+#   their METADATA. The engine reads all of this as data; nothing here is
+#   repeated in Go.
 package traindoc.taxonomy
 
+# categories maps every category of taxonomy.md to its layer.
 categories := {
 	"healthy": "control",
 	"spec.invalid-replicas": "spec",
@@ -32,6 +36,7 @@ categories := {
 	"job.suspended": "control",
 	"job.debug-mode": "control",
 	"job.pending-too-long": "control",
+	"job.unexplained-failure": "control",
 	"exec.oom-killed": "execution",
 	"exec.killed": "execution",
 	"exec.cuda-oom": "execution",
@@ -56,6 +61,42 @@ categories := {
 	"progress.gpu-idle": "progress",
 	"progress.throughput-drop": "progress",
 	"progress.checkpoint-stale": "progress",
+}
+
+# layers in the order of the diagnosis process: how reports and the site
+# list them.
+layers := ["spec", "control", "execution", "progress", "node"]
+
+# root_order breaks ties between independent root causes of equal
+# severity: hardware and node problems first (they explain what ran on
+# them), then what the spec makes impossible, then the control plane, then
+# the program, then progress symptoms.
+root_order := ["node", "spec", "control", "execution", "progress"]
+
+# risks are configurations likely to bite that have not yet: a risk never
+# makes a job unhealthy on its own and is never the primary while the job
+# has a fault. Every other category except healthy is a fault.
+risks := {"spec.no-shm"}
+
+# retryable root causes are those a restart from the newest checkpoint can
+# fix: hardware and node faults, disruptions from outside the job,
+# collective failures, kills from outside, stalls. Never retryable: spec,
+# scheduling, image and config errors, missing modules and files,
+# permissions, CUDA environment errors, and failures that the same run
+# repeats without a change (CUDA OOM, host OOM, diverged loss). A Ray
+# actor that died because its node failed or was preempted is retried
+# through that node or preemption finding, which explains it and so is the
+# primary; one that died of its own bug is not retried.
+retryable := {
+	"node.failure",
+	"node.gpu-hardware",
+	"pod.evicted",
+	"pod.preempted",
+	"exec.nccl-timeout",
+	"exec.nccl-error",
+	"exec.rendezvous-failure",
+	"exec.killed",
+	"progress.stalled",
 }
 
 # Categories that are symptoms of almost any failure of another replica:
@@ -152,9 +193,7 @@ explains[cause] contains effect if {
 	some effect in _cascade
 }
 
-# A spec that cannot work explains what goes wrong when it runs. A missing
-# memory-backed /dev/shm is only a risk until a DataLoader dies of it; then
-# exec.shm-exhausted is what failed and both stay roots, ordered by severity.
+# A spec that cannot work explains what goes wrong when it runs.
 explains["spec.nproc-exceeds-gpus"] contains effect if {
 	some effect in (_cascade | {"exec.cuda-error", "exec.cuda-env"})
 }
@@ -172,10 +211,37 @@ explains[cause] contains "job.backoff-exceeded" if {
 
 explains["job.deadline-exceeded"] contains "job.backoff-exceeded"
 
-# Fallback categories are defined as "no more specific cause found": when
-# another finding explains one, it is dropped rather than kept as a
+# Fallback categories are defined as "no more specific cause found".
+#
+# fallback: dropped when another finding explains it, rather than kept as a
 # consequence.
 fallback := {"job.pending-too-long"}
+
+# fallback_job: dropped when the job has another fault that names a cause.
+fallback_job := {"job.unexplained-failure"}
+
+# no_cause are faults that say that something failed but not why: a bare
+# non-zero exit code. They do not make a failed job explained, and the
+# "cause not identified" finding explains them.
+no_cause := {"exec.nonzero-exit"}
+
+# fallback_subject: dropped for a container (or pod) in which any rule,
+# built-in or user, found a more specific fault. The number orders the
+# fallbacks themselves: a Python exception is more specific than a bare
+# non-zero exit of the same container.
+fallback_subject := {
+	"exec.python-error": 1,
+	"exec.nonzero-exit": 2,
+}
+
+# A missing memory-backed /dev/shm predicts exhausted shared memory: when
+# that happens, the risk is its cause.
+explains["spec.no-shm"] contains "exec.shm-exhausted"
+
+# A failure no rule names still explains what it leads to.
+explains["job.unexplained-failure"] contains effect if {
+	some effect in {"exec.nonzero-exit", "job.backoff-exceeded", "job.replica-mismatch", "progress.stalled"}
+}
 
 # A quota that can never admit the job explains why its gang waits.
 explains["sched.quota-exceeded"] contains "sched.gang-pending"

@@ -32,10 +32,6 @@ package traindoc.rules.exec.nonzero_exit
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
-_specific := (((((((((((((((((data.traindoc.rules.exec.oom_killed.findings | data.traindoc.rules.exec.killed.findings) | data.traindoc.rules.exec.cuda_oom.findings) | data.traindoc.rules.exec.nan_loss.findings) | data.traindoc.rules.exec.missing_module.findings) | data.traindoc.rules.exec.file_not_found.findings) | data.traindoc.rules.exec.disk_full.findings) | data.traindoc.rules.exec.shm_exhausted.findings) | data.traindoc.rules.exec.nccl_timeout.findings) | data.traindoc.rules.exec.nccl_error.findings) | data.traindoc.rules.exec.rendezvous_failure.findings) | data.traindoc.rules.exec.address_in_use.findings) | data.traindoc.rules.exec.cuda_env.findings) | data.traindoc.rules.exec.cuda_error.findings) | data.traindoc.rules.exec.segfault.findings) | data.traindoc.rules.exec.permission_denied.findings) | data.traindoc.rules.exec.ray_actor_died.findings) | data.traindoc.rules.exec.python_error.findings) | data.traindoc.rules.node.gpu_xid_log.findings
-
-_covered contains [f.subject.name, object.get(f.subject, "container", "")] if some f in _specific
-
 _meanings := {
 	1: "general error, usually an uncaught exception",
 	2: "usage error: bad command-line arguments",
@@ -59,7 +55,6 @@ findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	not [pod.name, c.name] in _covered
 	some which in ["state", "lastState"]
 	s := c[which]
 	s.state == "terminated"

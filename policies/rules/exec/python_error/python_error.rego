@@ -30,13 +30,6 @@ package traindoc.rules.exec.python_error
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
-# Findings of the specific rules; a container they cover is not reported
-# here. (Named one by one: a reference through a variable would include
-# this package itself.)
-_specific := ((((((((((((((((data.traindoc.rules.exec.oom_killed.findings | data.traindoc.rules.exec.killed.findings) | data.traindoc.rules.exec.cuda_oom.findings) | data.traindoc.rules.exec.nan_loss.findings) | data.traindoc.rules.exec.missing_module.findings) | data.traindoc.rules.exec.file_not_found.findings) | data.traindoc.rules.exec.disk_full.findings) | data.traindoc.rules.exec.shm_exhausted.findings) | data.traindoc.rules.exec.nccl_timeout.findings) | data.traindoc.rules.exec.nccl_error.findings) | data.traindoc.rules.exec.rendezvous_failure.findings) | data.traindoc.rules.exec.address_in_use.findings) | data.traindoc.rules.exec.cuda_env.findings) | data.traindoc.rules.exec.cuda_error.findings) | data.traindoc.rules.exec.segfault.findings) | data.traindoc.rules.exec.permission_denied.findings) | data.traindoc.rules.exec.ray_actor_died.findings) | data.traindoc.rules.node.gpu_xid_log.findings
-
-_covered contains [f.subject.name, object.get(f.subject, "container", "")] if some f in _specific
-
 # The exception of a log: its last traceback unless that is a launcher's
 # wrapper (ChildFailedError, SignalException, ...), else the last rank
 # exception line the scanner sampled.
@@ -82,7 +75,6 @@ findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	not [pod.name, c.name] in _covered
 	not exec.specific_hit(pod, c)
 	lf := _log(pod, c)
 	e := _exception(lf)
