@@ -64,7 +64,7 @@ findings contains f if {
 	f := {
 		"subject": exec.subject(pod, c),
 		"params": {"code": code, "meaning": _meaning(code)},
-		"evidence": array.concat([k8s.state_evidence(pod, c, which, s)], _tail(pod, c)),
+		"evidence": array.concat([k8s.state_evidence(pod, c, which, s)], _tail(pod, c, which)),
 		"time": exec.state_time(c, s),
 	}
 }
@@ -75,15 +75,31 @@ _newer_failure(c, "lastState") if {
 	k8s.exit_code(c.state) > 0
 }
 
-# The last lines of the log that belongs to the failed instance.
-_tail(pod, c) := [{
+# The last lines of the log of the instance that failed: the previous
+# instance's log for lastState, the current log for state. A container with
+# both logs has one tail per instance, never two for the same exit.
+_tail(pod, c, which) := [{
 	"kind": "log",
 	"source": sprintf("pod %s container %s", [pod.name, c.name]),
 	"object": k8s.pod_ref(pod),
 	"file": lf.file,
 	"text": concat("\n", array.slice(tail, count(tail) - 5, count(tail))),
 }] if {
-	some lf in exec.logs(c)
+	lf := _instance_log(c, which)
 	tail := object.get(lf, "tail", [])
 	count(tail) > 0
 } else := []
+
+_instance_log(c, "lastState") := lf if {
+	some lf in exec.logs(c)
+	lf.previous
+} else := lf if {
+	c.state.state != "terminated"
+	some lf in exec.logs(c)
+	not lf.previous
+}
+
+_instance_log(c, "state") := lf if {
+	some lf in exec.logs(c)
+	not lf.previous
+}

@@ -45,3 +45,16 @@ test_fires_even_when_another_rule_explains if {
 	pod := _pod(_failed, {"exec.cuda-oom.torch": _m("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {})
 	count(nonzero_exit.findings) == 1 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }
+
+# A crash-looping container has a current and a previous log: the exit of
+# the previous instance shows the previous log's tail, once.
+test_fires_once_with_both_logs if {
+	prev := {"file": "logs/ml/w-2/main.previous.log", "previous": true, "lines": 9, "matches": {}, "tail": ["old"]}
+	cur := {"file": "logs/ml/w-2/main.log", "previous": false, "lines": 9, "matches": {}, "tail": ["new"]}
+	c := {"name": "main", "restartCount": 1, "state": {"state": "waiting", "reason": "CrashLoopBackOff"}, "lastState": _failed, "logs": [prev, cur]}
+	pod := {"name": "w-2", "namespace": "ml", "phase": "Running", "conditions": [], "containers": [c]}
+	fs := nonzero_exit.findings with input as {"phase": "Running", "pods": [pod], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.evidence[1].text == "old"
+}

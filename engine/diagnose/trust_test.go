@@ -1,0 +1,74 @@
+package diagnose
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/traindoc/traindoc/engine/report"
+)
+
+// A rule that fails to evaluate (here an eval_conflict_error on a
+// container with a current and a previous log) becomes a warning on the
+// job naming the rule and file:line; every other rule's findings stand.
+func TestFailingRuleIsLocal(t *testing.T) {
+	rep, err := Run(context.Background(), "../../fixtures/cascade-missing-module-crashloop",
+		Options{Policies: []string{"testdata/policies/conflict"}})
+	if err != nil {
+		t.Fatalf("a failing rule aborted the diagnosis: %v", err)
+	}
+	j := onlyJob(t, rep)
+	if j.Primary.Category != "exec.missing-module" {
+		t.Errorf("primary = %s, want the built-in rules' exec.missing-module", j.Primary.Category)
+	}
+	w := strings.Join(j.Warnings, "\n")
+	if !strings.Contains(w, "rule site-last-log (testdata/policies/conflict/last_log.rego:18): eval_conflict_error") {
+		t.Errorf("job warnings = %q, want one naming the rule, file:line and error", j.Warnings)
+	}
+	if n := strings.Count(w, "rule "); n != 1 {
+		t.Errorf("job warnings = %q, want only the user rule's", j.Warnings)
+	}
+}
+
+// A finding whose subject, evidence, severity or category does not decode
+// is kept with what does, and each fault is a warning naming the rule.
+func TestMalformedFindingIsReported(t *testing.T) {
+	rep, err := Run(context.Background(), "../../fixtures/exec-python-error",
+		Options{Policies: []string{"testdata/policies/malformed"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := onlyJob(t, rep)
+	var got *report.Finding
+	for i := range j.Findings {
+		if j.Findings[i].Rule == "site-shapes" {
+			got = &j.Findings[i]
+		}
+	}
+	if got == nil {
+		t.Fatalf("the malformed finding was dropped: %+v", j.Findings)
+	}
+	if got.Severity != "warning" || got.Category != "exec.python-error" || len(got.Subjects) != 0 ||
+		len(got.Evidence) != 1 || got.Evidence[0].Text != "kept" {
+		t.Errorf("finding = %+v, want the rule's severity and category, no subject, the one good evidence entry", got)
+	}
+	for _, want := range []string{
+		"subject must be an object", "evidence[0] must be an object",
+		`severity "urgent" is not info, warning, error or critical`, `category "exec.made-up" is not a known category`,
+	} {
+		if !slices.ContainsFunc(j.Warnings, func(w string) bool {
+			return strings.HasPrefix(w, "rule site-shapes (testdata/policies/malformed/shapes.rego:") && strings.Contains(w, want)
+		}) {
+			t.Errorf("no warning %q naming the rule and file in %q", want, j.Warnings)
+		}
+	}
+}
+
+func onlyJob(t *testing.T, rep *report.Report) *report.Job {
+	t.Helper()
+	if len(rep.Jobs) != 1 {
+		t.Fatalf("jobs = %d, want 1", len(rep.Jobs))
+	}
+	return &rep.Jobs[0]
+}
