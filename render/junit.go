@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"strconv"
@@ -10,9 +11,11 @@ import (
 	"github.com/traindoc/traindoc/engine/report"
 )
 
-// JUnit output: one test case per job, one failure per finding at or above
-// the gate. CI systems show a failed test per broken job, with the cause in
-// the failure message.
+// JUnit output: one test case per job, one failure per finding that fails
+// the --fail-on gate (report.Job.Failing, the definition the exit code
+// uses). Without a gate nothing fails, exactly as the exit code is then 0;
+// each job's verdict is in its system-out. CI systems show a failed test
+// per broken job, with the cause in the failure message.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -33,6 +36,7 @@ type junitSuite struct {
 	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties *junitProps     `xml:"properties,omitempty"`
 	Cases      []junitTestCase `xml:"testcase"`
+	SystemErr  string          `xml:"system-err,omitempty"`
 }
 
 type junitProps struct {
@@ -50,6 +54,7 @@ type junitTestCase struct {
 	Time      string         `xml:"time,attr"`
 	Failures  []junitFailure `xml:"failure"`
 	SystemOut string         `xml:"system-out,omitempty"`
+	SystemErr string         `xml:"system-err,omitempty"`
 }
 
 type junitFailure struct {
@@ -58,25 +63,18 @@ type junitFailure struct {
 	Body    string `xml:",chardata"`
 }
 
-// DefaultFailOn is the JUnit gate when none is given.
-const DefaultFailOn = report.SeverityError
-
 // JUnit renders rep as JUnit XML in lang; findings at or above failOn are
 // failures.
 func JUnit(rep *report.Report, lang, failOn string) ([]byte, error) {
 	lang = NormalizeLang(lang)
-	if failOn == "" {
-		failOn = DefaultFailOn
-	}
-	if !report.ValidSeverity(failOn) {
+	if failOn != "" && !report.ValidSeverity(failOn) {
 		return nil, fmt.Errorf("junit: unknown --fail-on severity %q", failOn)
 	}
-	gate := report.SeverityRank(failOn)
 	suite := junitSuite{Name: "traindoc", Time: "0"}
 	if rep.CollectedAt != "" {
 		suite.Timestamp = rep.CollectedAt
 	}
-	props := []junitProp{{Name: "fail-on", Value: failOn}, {Name: "traindoc.version", Value: versionOf(rep, "")}}
+	props := []junitProp{{Name: "fail-on", Value: cmp.Or(failOn, "none")}, {Name: "traindoc.version", Value: versionOf(rep, "")}}
 	if rep.Source != "" {
 		props = append(props, junitProp{Name: "source", Value: xmlSafe(rep.Source)})
 	}
@@ -88,11 +86,11 @@ func JUnit(rep *report.Report, lang, failOn string) ([]byte, error) {
 			ClassName: xmlSafe(j.Namespace),
 			Time:      "0",
 		}
-		for _, f := range j.Findings {
-			if report.SeverityRank(f.Severity) < gate {
-				continue
-			}
-			tc.Failures = append(tc.Failures, junitFailureFor(j, &f, lang))
+		for _, f := range j.Failing(failOn) {
+			tc.Failures = append(tc.Failures, junitFailureFor(j, f, lang))
+		}
+		if len(j.Warnings) > 0 {
+			tc.SystemErr = xmlSafe(strings.Join(j.Warnings, "\n"))
 		}
 		if len(tc.Failures) > 0 {
 			suite.Failures++
@@ -105,6 +103,9 @@ func JUnit(rep *report.Report, lang, failOn string) ([]byte, error) {
 		}
 		suite.Tests++
 		suite.Cases = append(suite.Cases, tc)
+	}
+	if len(rep.Warnings) > 0 {
+		suite.SystemErr = xmlSafe(strings.Join(rep.Warnings, "\n"))
 	}
 	doc := junitSuites{Name: "traindoc", Tests: suite.Tests, Failures: suite.Failures, Suites: []junitSuite{suite}}
 	var b bytes.Buffer

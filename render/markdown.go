@@ -234,6 +234,12 @@ func (w *mdWriter) facts(j *report.Job) {
 	if j.CreatedAt != "" {
 		w.printf("- %s %s\n", w.label("job.created"), escapeInline(formatTime(j.CreatedAt)))
 	}
+	if j.Cluster != "" {
+		w.printf("- %s %s\n", w.label("job.cluster"), escapeInline(j.Cluster))
+	}
+	if j.CollectedAt != "" {
+		w.printf("- %s %s\n", w.label("job.collected"), escapeInline(formatTime(j.CollectedAt)))
+	}
 	if len(j.Nodes) > 0 {
 		w.printf("- %s %s\n", w.label("job.nodes"), escapeInline(strings.Join(j.Nodes, ", ")))
 	}
@@ -241,6 +247,13 @@ func (w *mdWriter) facts(j *report.Job) {
 		w.printf("- %s %s\n", w.label("job.notes"), escapeInline(n))
 	}
 	w.printf("\n")
+	if len(j.Warnings) > 0 {
+		w.printf("**%s %s**\n\n", markerWarning, w.t("job.warnings"))
+		for _, s := range j.Warnings {
+			w.printf("- %s\n", escapeInline(s))
+		}
+		w.printf("\n")
+	}
 }
 
 func findingByID(j *report.Job, id string) *report.Finding {

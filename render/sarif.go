@@ -28,10 +28,23 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool      `json:"tool"`
-	Language   string         `json:"language"`
-	Results    []sarifResult  `json:"results"`
-	Properties map[string]any `json:"properties,omitempty"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations,omitempty"`
+	Language    string            `json:"language"`
+	Results     []sarifResult     `json:"results"`
+	Properties  map[string]any    `json:"properties,omitempty"`
+}
+
+// sarifInvocation carries what traindoc could not read or use as
+// tool execution notifications, so a code-scanning UI shows them too.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string       `json:"level"`
+	Message sarifMessage `json:"message"`
 }
 
 type sarifTool struct {
@@ -153,10 +166,11 @@ func SARIF(rep *report.Report, lang, version string) ([]byte, error) {
 		Schema:  sarifSchema,
 		Version: sarifVersion,
 		Runs: []sarifRun{{
-			Tool:       sarifTool{Driver: driver},
-			Language:   htmlLang(lang),
-			Results:    results,
-			Properties: props,
+			Tool:        sarifTool{Driver: driver},
+			Invocations: sarifInvocations(rep),
+			Language:    htmlLang(lang),
+			Results:     results,
+			Properties:  props,
 		}},
 	}
 	var b bytes.Buffer
@@ -302,4 +316,12 @@ func sarifEvidence(evs []report.Evidence) []map[string]any {
 		out = append(out, m)
 	}
 	return out
+}
+
+func sarifInvocations(rep *report.Report) []sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: true}
+	for _, w := range rep.AllWarnings() {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifMessage{Text: w}})
+	}
+	return []sarifInvocation{inv}
 }

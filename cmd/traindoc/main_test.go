@@ -27,6 +27,13 @@ func TestExitCodes(t *testing.T) {
 		{"unknown flag", []string{"diagnose", "--frobnicate"}, 2, "", "unknown flag"},
 		{"malformed file is a warning", []string{"diagnose", "--snapshot", "../../fixtures/malformed-file"}, 0, "broken.yaml: line", ""},
 		{"broken user policy", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "--policies", "../../engine/policy/testdata/broken"}, 2, "", "bad.rego:6"},
+		{"empty snapshot is an error", []string{"diagnose", "--snapshot", "testdata/empty-snapshot", "--fail-on", "info"}, 2, "", "no training job found in snapshot testdata/empty-snapshot"},
+		{"empty snapshot accepted when asked", []string{"diagnose", "--snapshot", "testdata/empty-snapshot", "--allow-empty", "--fail-on", "info"}, 0, "", ""},
+		{"job matching nothing across snapshots", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "--snapshot", "../../fixtures/exec-cuda-oom", "nope"}, 2, "", `no job "nope"`},
+		{"healthy verdict never trips the gate", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "--fail-on", "info"}, 0, "", ""},
+		{"table shows snapshot warnings", []string{"diagnose", "--snapshot", "../../fixtures/malformed-file", "-o", "table"}, 0, "broken.yaml: line", ""},
+		{"junit without a gate fails nothing, like the exit code", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "-o", "junit"}, 0, `failures="0"`, ""},
+		{"junit with a gate fails what the exit code fails", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "-o", "junit", "--fail-on", "error"}, 1, `<testsuites name="traindoc" tests="1" failures="1"`, ""},
 		{"rule tests fail", []string{"rules", "test", "--policies", "../../engine/policy/testdata/addrule"}, 1, "test_deliberately_failing", ""},
 	}
 	for _, tc := range cases {

@@ -41,7 +41,14 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 				if err != nil {
 					return usageError(err)
 				}
-				r.Jobs = filterJobs(r.Jobs, args)
+				jobs, err := filterJobs(r.Jobs, args, []string{from})
+				if err != nil {
+					return usageError(err)
+				}
+				r.Jobs = jobs
+				if len(r.Jobs) == 0 && !src.allowEmpty {
+					return usageError(fmt.Errorf("%s holds no job; pass --allow-empty to accept an empty result", from))
+				}
 				rep = r
 			} else {
 				src.jobs = args

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -16,8 +18,9 @@ type sourceFlags struct {
 	cluster   *clusterFlags
 	snapshots []string
 	policies  []string
-	data      []string
-	jobs      []string
+	data       []string
+	jobs       []string
+	allowEmpty bool
 }
 
 // bindSourceFlags adds the flags every command that diagnoses shares.
@@ -28,6 +31,7 @@ func bindSourceFlags(fs *pflag.FlagSet) *sourceFlags {
 	fs.StringVar(&s.cluster.keep, "keep-snapshot", "", "when reading a cluster, keep the snapshot taken in this directory")
 	fs.StringArrayVar(&s.policies, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
 	fs.StringArrayVar(&s.data, "data", nil, "YAML or JSON data file merged into the rules' data, e.g. thresholds (repeatable)")
+	fs.BoolVar(&s.allowEmpty, "allow-empty", false, "accept a run that finds no training job (by default it is an error, so that a snapshot step that wrote nothing cannot pass a CI gate)")
 	return s
 }
 
@@ -36,8 +40,36 @@ func (s *sourceFlags) options() diagnose.Options {
 }
 
 // loadReport diagnoses the source. Several snapshots make one report whose
-// warnings name the snapshot they came from.
+// warnings name the snapshot they came from. A run that finds no job at
+// all is an error unless --allow-empty is given.
 func loadReport(ctx context.Context, s *sourceFlags) (*report.Report, error) {
+	rep, err := s.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(rep.Jobs) == 0 && !s.allowEmpty {
+		return nil, noJobsError(s, rep)
+	}
+	return rep, nil
+}
+
+// noJobsError names where traindoc looked and with which filter.
+func noJobsError(s *sourceFlags, rep *report.Report) error {
+	where := "the cluster"
+	if len(s.snapshots) > 0 {
+		where = "snapshot " + strings.Join(s.snapshots, ", ")
+	}
+	msg := "no training job found in " + where
+	if len(s.jobs) > 0 {
+		msg += " matching " + strings.Join(s.jobs, ", ")
+	}
+	if len(rep.Warnings) > 0 {
+		msg += " (warnings: " + strings.Join(rep.Warnings, "; ") + ")"
+	}
+	return usageError(errors.New(msg + "; pass --allow-empty to accept an empty result"))
+}
+
+func (s *sourceFlags) load(ctx context.Context) (*report.Report, error) {
 	if len(s.snapshots) == 0 {
 		return s.loadLive(ctx)
 	}
@@ -62,6 +94,8 @@ func loadReport(ctx context.Context, s *sourceFlags) (*report.Report, error) {
 		if merged == nil {
 			merged = &report.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Warnings: []string{}}
 		}
+		// Each job keeps its own snapshot's collectedAt and cluster; the
+		// report's is the newest.
 		if rep.CollectedAt > merged.CollectedAt {
 			merged.CollectedAt = rep.CollectedAt
 		}
@@ -70,25 +104,38 @@ func loadReport(ctx context.Context, s *sourceFlags) (*report.Report, error) {
 		}
 		merged.Jobs = append(merged.Jobs, rep.Jobs...)
 	}
-	merged.Jobs = filterJobs(merged.Jobs, s.jobs)
+	jobs, err := filterJobs(merged.Jobs, s.jobs, s.snapshots)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	merged.Jobs = jobs
 	merged.Sort()
 	return merged, nil
 }
 
-func filterJobs(jobs []report.Job, names []string) []report.Job {
+// filterJobs keeps the jobs named by name or namespace/name; a name that
+// matches no job of any snapshot is an error, as it is for one snapshot.
+func filterJobs(jobs []report.Job, names, snapshots []string) ([]report.Job, error) {
 	if len(names) == 0 {
-		return jobs
+		return jobs, nil
 	}
 	var out []report.Job
+	matched := map[string]bool{}
 	for _, j := range jobs {
 		for _, n := range names {
 			if n == j.Name || n == j.Key() {
 				out = append(out, j)
+				matched[n] = true
 				break
 			}
 		}
 	}
-	return out
+	for _, n := range names {
+		if !matched[n] {
+			return nil, fmt.Errorf("no job %q in snapshots %s", n, strings.Join(snapshots, ", "))
+		}
+	}
+	return out, nil
 }
 
 // loadLive takes a snapshot of the cluster and diagnoses it: the live path
@@ -103,7 +150,7 @@ func (s *sourceFlags) loadLive(ctx context.Context) (*report.Report, error) {
 	live.snapshots = []string{dir}
 	// The collector already selected the jobs named.
 	live.jobs = nil
-	return loadReport(ctx, &live)
+	return live.load(ctx)
 }
 
 // takeSnapshot collects the cluster into --keep-snapshot, or into a

@@ -259,6 +259,19 @@ func (j *Job) MaxSeverity() string {
 	return best
 }
 
+// AllWarnings are the report's warnings followed by each job's own,
+// prefixed with the job: what a one-list view (a terminal, a CI log)
+// shows.
+func (r *Report) AllWarnings() []string {
+	out := append([]string{}, r.Warnings...)
+	for i := range r.Jobs {
+		for _, w := range r.Jobs[i].Warnings {
+			out = append(out, r.Jobs[i].Key()+": "+w)
+		}
+	}
+	return out
+}
+
 // Sort orders jobs by namespace and name so that output is deterministic.
 func (r *Report) Sort() {
 	sort.Slice(r.Jobs, func(a, b int) bool {

@@ -67,13 +67,6 @@ func Write(w io.Writer, rep *report.Report, lang string) error {
 		}
 		b.WriteString("\n")
 	}
-	if len(rep.Warnings) > 0 {
-		fmt.Fprintf(&b, "%s:\n", L["warnings"])
-		for _, wn := range rep.Warnings {
-			fmt.Fprintf(&b, "  %s\n", clean(wn))
-		}
-		b.WriteString("\n")
-	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
 	}
@@ -99,7 +92,26 @@ func Table(w io.Writer, rep *report.Report, lang string) error {
 		}
 		fmt.Fprintf(tw, "%s/%s\t%s\t%s\t%s\t%s\t%s\n", clean(j.Namespace), clean(j.Name), j.Kind, j.Phase, health, cat, sev)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeWarnings(w, rep, L)
+}
+
+// writeWarnings lists what traindoc could not read or use, for the
+// snapshot and for each job: a table must not hide it either.
+func writeWarnings(w io.Writer, rep *report.Report, L map[string]string) error {
+	ws := rep.AllWarnings()
+	if len(ws) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s:\n", L["warnings"])
+	for _, wn := range ws {
+		fmt.Fprintf(&b, "  %s\n", clean(wn))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // clean keeps terminal control characters from untrusted text out of the
