@@ -15,9 +15,9 @@ import (
 
 // sourceFlags say where the evidence comes from and which rules judge it.
 type sourceFlags struct {
-	cluster   *clusterFlags
-	snapshots []string
-	policies  []string
+	cluster    *clusterFlags
+	snapshots  []string
+	policies   []string
 	data       []string
 	jobs       []string
 	allowEmpty bool

@@ -185,14 +185,14 @@ func (e *Engine) declared(ctx context.Context, query string) ([]map[string]any, 
 // what scope, which root causes a restart can fix, and the orders of
 // layers.
 type taxonomy struct {
-	Layers          []string            `json:"layers"`
-	RootOrder       []string            `json:"root_order"`
-	Risks           []string            `json:"risks"`
-	Fallback        []string            `json:"fallback"`
-	FallbackJob     []string            `json:"fallback_job"`
-	NoCause         []string            `json:"no_cause"`
-	FallbackSubject map[string]int      `json:"fallback_subject"`
-	Retryable       []string            `json:"retryable"`
+	Layers          []string       `json:"layers"`
+	RootOrder       []string       `json:"root_order"`
+	Risks           []string       `json:"risks"`
+	Fallback        []string       `json:"fallback"`
+	FallbackJob     []string       `json:"fallback_job"`
+	NoCause         []string       `json:"no_cause"`
+	FallbackSubject map[string]int `json:"fallback_subject"`
+	Retryable       []string       `json:"retryable"`
 }
 
 func (e *Engine) readTaxonomy(ctx context.Context) error {
