@@ -34,6 +34,9 @@ func TestExitCodes(t *testing.T) {
 		{"table shows snapshot warnings", []string{"diagnose", "--snapshot", "../../fixtures/malformed-file", "-o", "table"}, 0, "broken.yaml: line", ""},
 		{"junit without a gate fails nothing, like the exit code", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "-o", "junit"}, 0, `failures="0"`, ""},
 		{"junit with a gate fails what the exit code fails", []string{"diagnose", "--snapshot", "../../fixtures/seed-master-oom-137", "-o", "junit", "--fail-on", "error"}, 1, `<testsuites name="traindoc" tests="1" failures="1"`, ""},
+		{"a quoted threshold is an error, not a silent switch-off", []string{"diagnose", "--snapshot", "../../fixtures/progress-stalled", "--data", "testdata/settings/quoted.yaml", "--fail-on", "warning"}, 2, "", "quoted.yaml:3: settings.thresholds.stall_seconds must be a number"},
+		{"a misspelled threshold gets a suggestion", []string{"diagnose", "--snapshot", "../../fixtures/progress-stalled", "--data", "testdata/settings/misspelled.yaml"}, 2, "", "did you mean stall_seconds?"},
+		{"rules list shows a rule switched off for the run", []string{"rules", "list", "--skip-rules", "spec-no-shm"}, 0, "spec-no-shm                   disabled", ""},
 		{"rule tests fail", []string{"rules", "test", "--policies", "../../engine/policy/testdata/addrule"}, 1, "test_deliberately_failing", ""},
 	}
 	for _, tc := range cases {

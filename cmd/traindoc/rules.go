@@ -35,24 +35,31 @@ func loadEngine(cmd *cobra.Command, dirs, data []string) (*policy.Engine, error)
 }
 
 func newRulesListCmd() *cobra.Command {
-	var dirs []string
+	var dirs, data, only, skip []string
 	var lang string
 	cmd := &cobra.Command{
-		Use:   "list [--policies DIR]",
-		Short: "List every rule: id, category, layer, severity, title",
+		Use:   "list [--policies DIR] [--data FILE] [--rules ID,...] [--skip-rules ID,...]",
+		Short: "List every rule with its effective state: id, category, layer, severity, title",
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			e, err := loadEngine(cmd, dirs, nil)
+			e, err := policy.Load(cmd.Context(), policy.Options{Dirs: dirs, DataFiles: data, Rules: only, SkipRules: skip})
 			if err != nil {
-				return err
+				return usageError(err)
 			}
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tCATEGORY\tLAYER\tSEVERITY\tOWNER\tTITLE\tSOURCE")
+			fmt.Fprintln(tw, "ID\tSTATE\tCATEGORY\tLAYER\tSEVERITY\tOWNER\tTITLE\tSOURCE")
 			for _, r := range e.Rules() {
 				src := "built-in"
 				if !r.Builtin {
 					src = r.File
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Category, r.Layer, r.Severity, r.Owner, r.Title.In(lang), src)
+				state, sev := "enabled", r.Severity
+				if !r.Enabled {
+					state = "disabled"
+				}
+				if r.SeverityOverride != "" && r.SeverityOverride != r.Severity {
+					sev = r.SeverityOverride + " (set; rule says " + r.Severity + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.Category, r.Layer, sev, r.Owner, r.Title.In(lang), src)
 			}
 			for _, o := range e.Overridden {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", o)
@@ -61,6 +68,9 @@ func newRulesListCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringArrayVar(&dirs, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "YAML or JSON data file with settings (repeatable)")
+	cmd.Flags().StringSliceVar(&only, "rules", nil, "evaluate only these rule ids (comma-separated)")
+	cmd.Flags().StringSliceVar(&skip, "skip-rules", nil, "do not evaluate these rule ids (comma-separated)")
 	cmd.Flags().StringVar(&lang, "lang", "en", "language of the titles: en or zh")
 	return cmd
 }

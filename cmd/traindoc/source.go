@@ -19,6 +19,8 @@ type sourceFlags struct {
 	snapshots  []string
 	policies   []string
 	data       []string
+	only       []string
+	skip       []string
 	jobs       []string
 	allowEmpty bool
 }
@@ -31,12 +33,14 @@ func bindSourceFlags(fs *pflag.FlagSet) *sourceFlags {
 	fs.StringVar(&s.cluster.keep, "keep-snapshot", "", "when reading a cluster, keep the snapshot taken in this directory")
 	fs.StringArrayVar(&s.policies, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
 	fs.StringArrayVar(&s.data, "data", nil, "YAML or JSON data file merged into the rules' data, e.g. thresholds (repeatable)")
+	fs.StringSliceVar(&s.only, "rules", nil, "evaluate only these rule ids (comma-separated; see traindoc rules list)")
+	fs.StringSliceVar(&s.skip, "skip-rules", nil, "do not evaluate these rule ids (comma-separated)")
 	fs.BoolVar(&s.allowEmpty, "allow-empty", false, "accept a run that finds no training job (by default it is an error, so that a snapshot step that wrote nothing cannot pass a CI gate)")
 	return s
 }
 
 func (s *sourceFlags) options() diagnose.Options {
-	return diagnose.Options{Policies: s.policies, DataFiles: s.data, Jobs: s.jobs, Version: version}
+	return diagnose.Options{Policies: s.policies, DataFiles: s.data, Rules: s.only, SkipRules: s.skip, Jobs: s.jobs, Version: version}
 }
 
 // loadReport diagnoses the source. Several snapshots make one report whose

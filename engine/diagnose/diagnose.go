@@ -25,6 +25,9 @@ type Options struct {
 	// merged into the rules' data (thresholds).
 	Policies  []string
 	DataFiles []string
+	// Rules and SkipRules select rules by id for this run.
+	Rules     []string
+	SkipRules []string
 	// Jobs filters by name or namespace/name; empty means every job.
 	Jobs []string
 	// Version is written into the report.
@@ -43,7 +46,7 @@ type Diagnoser struct {
 
 // New compiles the policies.
 func New(ctx context.Context, opts Options) (*Diagnoser, error) {
-	e, err := policy.Load(ctx, policy.Options{Dirs: opts.Policies, DataFiles: opts.DataFiles})
+	e, err := policy.Load(ctx, policy.Options{Dirs: opts.Policies, DataFiles: opts.DataFiles, Rules: opts.Rules, SkipRules: opts.SkipRules})
 	if err != nil {
 		return nil, err
 	}

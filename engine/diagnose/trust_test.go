@@ -72,3 +72,34 @@ func onlyJob(t *testing.T, rep *report.Report) *report.Job {
 	}
 	return &rep.Jobs[0]
 }
+
+// Settings switch a rule off or change its severity without replacing it.
+func TestRuleSettings(t *testing.T) {
+	ctx := context.Background()
+	dir := "../../fixtures/risk-throughput-no-shm"
+	rep, err := Run(ctx, dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !hasCategory(onlyJob(t, rep), "spec.no-shm") {
+		t.Fatal("fixture lost its spec.no-shm finding; the test below would prove nothing")
+	}
+	rep, err = Run(ctx, dir, Options{SkipRules: []string{"spec-no-shm"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hasCategory(onlyJob(t, rep), "spec.no-shm") {
+		t.Error("--skip-rules spec-no-shm: the rule still reported")
+	}
+	rep, err = Run(ctx, dir, Options{DataFiles: []string{"testdata/settings/throughput-critical.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := onlyJob(t, rep).Primary; p.Category != "progress.throughput-drop" || p.Severity != "critical" {
+		t.Errorf("primary = %s %s, want progress.throughput-drop raised to critical", p.Category, p.Severity)
+	}
+}
+
+func hasCategory(j *report.Job, category string) bool {
+	return slices.ContainsFunc(j.Findings, func(f report.Finding) bool { return f.Category == category })
+}

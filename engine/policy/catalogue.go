@@ -16,16 +16,22 @@ import (
 
 // Rule is one rule package as its METADATA describes it.
 type Rule struct {
-	ID          string
-	Package     string
-	Title       report.Text
-	Description report.Text
-	Category    string
-	Layer       string
-	Severity    string
-	Owner       string
-	Message     report.Text
-	Remediation report.Text
+	ID      string
+	Package string
+	// Enabled is false for a rule switched off by settings or by the
+	// rule selection of one run.
+	Enabled bool
+	// SeverityOverride is the severity a user setting gives every finding
+	// of the rule, or "".
+	SeverityOverride string
+	Title            report.Text
+	Description      report.Text
+	Category         string
+	Layer            string
+	Severity         string
+	Owner            string
+	Message          report.Text
+	Remediation      report.Text
 	// Explains lists categories this rule's findings explain, in addition
 	// to the taxonomy's relation.
 	Explains []string

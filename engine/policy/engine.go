@@ -33,6 +33,10 @@ type Options struct {
 	DataFiles []string
 	// NoBuiltin loads only the user directories (for rule tests).
 	NoBuiltin bool
+	// Rules, when set, are the only rule ids evaluated; SkipRules are
+	// rule ids not evaluated. Both win over settings in data files.
+	Rules     []string
+	SkipRules []string
 }
 
 // Engine is a compiled rule set with its prepared query.
@@ -99,6 +103,9 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	if e.rules, err = e.catalogue(); err != nil {
+		return nil, err
+	}
+	if err := e.configure(ctx, opts); err != nil {
 		return nil, err
 	}
 	e.findings, err = rego.New(
@@ -385,9 +392,17 @@ func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, []Problem, 
 	for _, x := range values {
 		f, ps, ok := e.decodeFinding(x)
 		problems = append(problems, ps...)
-		if ok {
-			out = append(out, f)
+		if !ok {
+			continue
 		}
+		r := e.RuleOf(&f)
+		if !r.Enabled {
+			continue
+		}
+		if r.SeverityOverride != "" {
+			f.Severity = r.SeverityOverride
+		}
+		out = append(out, f)
 	}
 	// Rego sets have no order we may rely on; sort by each finding's
 	// canonical JSON, computed once per finding.
