@@ -177,13 +177,74 @@ else := k8s.state_evidence(pod, c, "lastState", c.lastState)
 # subject names a container.
 subject(pod, c) := k8s.container_subject(pod, c)
 
-# hit_subject names the container and, when the matched line carries a rank
-# prefix ("[rank13]:", "[Rank 3]", "[PG 0 (default_pg) Rank 3]"), the
-# global rank, so that a report can say "rank 37: CUDA out of memory".
-hit_subject(pod, c, h) := object.union(subject(pod, c), {"rank": to_number(m[0][1])}) if {
-	m := regex.find_all_string_submatch_n(`(?i)\brank\s?(\d+)\]`, sample_text(h), 1)
+# hit_subject names where a matched line came from, and the global rank
+# when the line says it, so that a report can say "rank 37: CUDA out of
+# memory" about the right pod and node (see line_subject).
+hit_subject(pod, c, h) := line_subject(pod, c, sample_text(h))
+
+# line_subject names the container a log line came from. A launcher
+# (mpirun, a Horovod or DeepSpeed launcher) forwards its ranks' output
+# into its own log, so a line in the launcher's log may be about a worker
+# on another node: the line's origin (see origin) is the subject, and the
+# rank comes from the line's rank prefix.
+line_subject(pod, c, text) := object.union(_origin_subject(pod, c, text), {"rank": r}) if {
+	r := line_rank(text)
+} else := _origin_subject(pod, c, text)
+
+_origin_subject(pod, c, text) := subject(pod, c) if {
+	origin(pod, text).name == pod.name
+} else := k8s.container_subject(o, _main_container(o)) if {
+	o := origin(pod, text)
+}
+
+_main_container(pod) := pod.containers[0] if count(object.get(pod, "containers", [])) > 0
+
+else := {"name": ""}
+
+# line_rank is the global rank a line's prefix names: mpirun's
+# --tag-output "[1,13]<stderr>:", PyTorch's "[rank13]:", "[Rank 13]",
+# "[PG 0 (default_pg) Rank 13]".
+line_rank(text) := to_number(m[0][1]) if {
+	m := regex.find_all_string_submatch_n(`^\[\d+,(\d+)\]<std(?:out|err)>:`, text, 1)
 	count(m) == 1
-} else := subject(pod, c)
+} else := to_number(m[0][1]) if {
+	m := regex.find_all_string_submatch_n(`(?i)\brank\s?(\d+)\]`, text, 1)
+	count(m) == 1
+}
+
+# origin is the pod a log line came from: the pod whose hostname NCCL
+# prints ("dlrm-worker-1:2211:2311 [3] NCCL WARN ..."), else for an MPIJob
+# the worker that holds the line's mpirun rank (ranks fill each worker's
+# slots in order, as the operator's hostfile lists them), else the pod
+# whose log holds the line.
+origin(pod, text) := o if {
+	o := _host_pod(text)
+} else := o if {
+	o := _mpi_rank_pod(text)
+} else := pod
+
+_host_pod(text) := o if {
+	m := regex.find_all_string_submatch_n(`^(?:\[\d+,\d+\]<std(?:out|err)>:)?\s*([A-Za-z0-9][-A-Za-z0-9.]*):\d+:\d+ \[\d+\]`, text, 1)
+	count(m) == 1
+	host := split(m[0][1], ".")[0]
+	some o in input.pods
+	o.name == host
+}
+
+_mpi_rank_pod(text) := o if {
+	input.kind == "MPIJob"
+	m := regex.find_all_string_submatch_n(`^\[\d+,(\d+)\]<std(?:out|err)>:`, text, 1)
+	count(m) == 1
+	slots := object.get(input, ["spec", "procsPerNodeCount"], 0)
+	slots > 0
+	index := floor(to_number(m[0][1]) / slots)
+	some o in input.pods
+	lower(object.get(o, "replicaType", "")) == "worker"
+	object.get(o, "replicaIndex", -1) == index
+}
+
+# node_of is the node a line's origin pod ran on.
+node_of(pod, text) := object.get(origin(pod, text), "nodeName", "?")
 
 # specific_hit holds when a failure signature (exec.* or node.*) matched
 # relevantly in the container.

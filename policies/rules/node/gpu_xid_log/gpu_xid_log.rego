@@ -111,8 +111,8 @@ findings contains f if {
 	some g in regex.find_all_string_submatch_n(_xid_re, s.text, -1)
 	entry := xid_table[g[1]]
 	f := {
-		"subject": exec.subject(pod, c),
-		"params": {"node": _node(pod), "xid": g[1], "fault": entry.fault, "action": entry.action},
+		"subject": exec.line_subject(pod, c, s.text),
+		"params": {"node": exec.node_of(pod, s.text), "xid": g[1], "fault": entry.fault, "action": entry.action},
 		"evidence": [exec.sample_evidence(pod, c, lf, m, s)],
 		"time": _time(c, lf, m, s),
 		"severity": _severity(entry),
@@ -134,9 +134,10 @@ findings contains f if {
 	some lf in exec.logs(c)
 	m := lf.matches[id]
 	count(m.samples) > 0
+	text := m.samples[0].text
 	f := {
-		"subject": exec.subject(pod, c),
-		"params": {"node": _node(pod), "xid": "", "fault": entry.fault, "action": entry.action},
+		"subject": exec.line_subject(pod, c, text),
+		"params": {"node": exec.node_of(pod, text), "xid": "", "fault": entry.fault, "action": entry.action},
 		"evidence": [exec.sample_evidence(pod, c, lf, m, m.samples[0])],
 		"time": exec.hit_time(c, {"log": lf, "m": m}),
 		"severity": _unknown_severity(id),
