@@ -1,0 +1,59 @@
+package diagnose
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/traindoc/traindoc/engine/adapt"
+	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/snapshot"
+)
+
+// BenchmarkRegoPerJob measures one evaluation of the full rule set on one
+// job, over every bundled fixture's jobs (logs already scanned), and
+// reports the median and 90th percentile per job.
+func BenchmarkRegoPerJob(b *testing.B) {
+	ctx := context.Background()
+	d, err := New(ctx, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dirs, err := filepath.Glob("../../fixtures/*/expected.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var jobs []*evidence.Job
+	for _, p := range dirs {
+		dir := filepath.Dir(p)
+		if filepath.Base(dir) == "big-million-lines" {
+			continue
+		}
+		snap, err := snapshot.Read(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, j := range adapt.Build(snap) {
+			d.logs.attach(snap, j)
+			jobs = append(jobs, j)
+		}
+	}
+	times := make([]time.Duration, 0, b.N*len(jobs))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, j := range jobs {
+			start := time.Now()
+			if _, _, err := d.engine.Eval(ctx, j); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median/job")
+	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "ms-p90/job")
+	b.ReportMetric(float64(len(jobs)), "jobs")
+}
