@@ -74,14 +74,19 @@ signatures contains {
 # picked (NCCL_SOCKET_IFNAME) or a NetworkPolicy.
 signatures contains {
 	"id": "exec.nccl-error.connect",
-	"pattern": `(?:socketStartConnect|Net ?: ?Connect to|socketPollConnect|ncclSocketConnect)\S*:? .*(?:failed|refused|No route to host|unreachable|timed out|exceeded)`,
+	"pattern": `(?:NCCL WARN |^(?:\[rank\d+\]:\s*)?)(?:socketStartConnect|Net ?: ?Connect to|socketPollConnect|ncclSocketConnect)\S*:? .*(?:failed|refused|No route to host|unreachable|timed out|exceeded)`,
 }
 
 # A peer closed or reset the socket: usually it died.
 signatures contains {
 	"id": "exec.nccl-error.socket",
-	"pattern": `NCCL WARN (?:socketProgress\w*|NET/Socket ?:|Call to recv from|socketPoll)[^\n]*(?:failed|closed|reset|[Ee]rror)`,
-	"hint": "NCCL WARN",
+	"pattern": `(?:NCCL WARN |^(?:\[rank\d+\]:\s*)?)(?:socketProgress\w*|Net ?: ?(?:Call to \w+|Connection closed)|NET/Socket ?:|Call to recv from|socketPoll\w*|\[(?:Service thread|Proxy Service \d+)\]|Socket recv failed)[^\n]*(?:failed|closed|reset|[Ee]rror|Failed)`,
+}
+
+# Gloo's TCP transport: a peer closed or reset the connection.
+signatures contains {
+	"id": "exec.nccl-error.gloo",
+	"pattern": `gloo/transport/tcp/pair\.cc:\d+\] (?:Connection closed by peer|Connection reset by peer|Read error|Write error)`,
 }
 
 # CUDA calls that failed inside NCCL (out of memory belongs to
@@ -106,6 +111,7 @@ _kinds := [
 	["exec.nccl-error.result", `internal error|InternalError|INTERNAL_ERROR`, "internal error", "内部错误", "platform"],
 	["exec.nccl-error.result", `remote process exited|RemoteError|REMOTE_ERROR`, "a remote peer exited or the network failed", "远端进程退出或网络故障", "platform"],
 	["exec.nccl-error.socket", `.`, "a peer closed the socket connection", "对端关闭了 socket 连接", "platform"],
+	["exec.nccl-error.gloo", `.`, "a Gloo peer closed the connection", "Gloo 对端关闭了连接", "platform"],
 ]
 
 _ids := {k[0] | some k in _kinds}

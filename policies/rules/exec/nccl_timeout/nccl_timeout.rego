@@ -57,14 +57,14 @@ signatures contains {
 # Gloo collectives and monitored barriers.
 signatures contains {
 	"id": "exec.nccl-timeout.gloo",
-	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier`,
+	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|Application timeout caused pair closure`,
 }
 
 _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-timeout.gloo"}
 
 _nccl_error_ids := {
 	"exec.nccl-error.result", "exec.nccl-error.ib", "exec.nccl-error.ibv", "exec.nccl-error.ofi",
-	"exec.nccl-error.connect", "exec.nccl-error.socket", "exec.nccl-error.cuda",
+	"exec.nccl-error.connect", "exec.nccl-error.socket", "exec.nccl-error.cuda", "exec.nccl-error.gloo",
 }
 
 findings contains f if {

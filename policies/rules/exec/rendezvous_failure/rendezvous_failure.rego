@@ -58,7 +58,15 @@ signatures contains {
 # lookup that fails for a name with only IPv4 addresses is routine.
 signatures contains {
 	"id": "net.rendezvous-dns",
-	"pattern": `IPv4 network addresses of \(.*\) cannot be retrieved|socket\.gaierror: \[Errno -[235]\]|gaierror\(-[235]|getaddrinfo\(?\)? failed|Temporary failure in name resolution`,
+	"pattern": `IPv4 network addresses of \(.*\) cannot be retrieved|socket\.gaierror: \[Errno -[235]\]|gaierror\(-[235]|getaddrinfo\(?\)? failed`,
+}
+
+# The IPv6 lookup of the master's name failed: routine when the name has
+# only IPv4 addresses (then the IPv4 connect attempts follow), telling when
+# nothing follows it but a timeout.
+signatures contains {
+	"id": "net.rendezvous-gai6",
+	"pattern": `IPv6 network addresses of \(.*\) cannot be retrieved`,
 }
 
 _retry_ids := {"net.rendezvous-retry", "net.rendezvous-dns"}
@@ -72,9 +80,10 @@ findings contains f if {
 	]
 	count(hs) > 0
 	ctx := exec.hits(pod, c, _retry_ids)
+	gai6 := exec.hits(pod, c, {"net.rendezvous-gai6"})
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": _params(exec.all_texts(hs), exec.all_texts(ctx)),
+		"params": _params(exec.all_texts(hs), exec.all_texts(ctx), exec.all_texts(gai6)),
 		"evidence": exec.evidence(pod, c, array.concat(hs, _telling(ctx))),
 		"time": exec.hit_time(c, hs[0]),
 	}
@@ -96,7 +105,7 @@ findings contains f if {
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": _params([], exec.all_texts(hs)),
+		"params": _params([], exec.all_texts(hs), []),
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 		"severity": "warning",
@@ -143,7 +152,10 @@ _loopback_noise(h) if {
 # The retry lines that name the sub-cause, one of each kind.
 _telling(ctx) := [h | some h in ctx; h.id == "net.rendezvous-dns"]
 
-_params(errors, retries) := {"cause": _cause(errors, retries), "endpoint": _endpoint(array.concat(errors, retries))}
+_params(errors, retries, gai6) := {
+	"cause": _cause(errors, retries, gai6),
+	"endpoint": _endpoint(array.concat(array.concat(errors, retries), gai6)),
+}
 
 # The final error decides when it is specific; a generic connect failure
 # ("The client socket has timed out") is refined by the retries before it.
@@ -164,10 +176,12 @@ _by_retry := [
 	["timeout", `errno: 110\b|Connection timed out|timed out`],
 ]
 
-_cause(errors, retries) := _by_error[i][0] if {
+_cause(errors, retries, gai6) := _by_error[i][0] if {
 	i := min({j | some j, p in _by_error; some t in errors; regex.match(p[1], t)})
 } else := _by_retry[i][0] if {
 	i := min({j | some j, p in _by_retry; some t in retries; regex.match(p[1], t)})
+} else := "dns" if {
+	count(gai6) > 0
 } else := "timeout" if {
 	some t in errors
 	regex.match(`timed out|Timed out`, t)

@@ -41,6 +41,26 @@ test_dns_from_retries if {
 	p == {"cause": "dns", "endpoint": "llama-ft-master-0:29500"}
 }
 
+# Only the IPv6 lookup failed, and no connect attempt followed: the name
+# did not resolve at all.
+test_dns_from_ipv6_lookups_alone if {
+	p := _cause({
+		"exec.rendezvous.error": _m(_timeout),
+		"net.rendezvous-gai6": _ms(["[W socket.cpp:601] [c10d] The IPv6 network addresses of (llama-ft-master-0, 29500) cannot be retrieved (gai error: -2 - Name or service not known)."]),
+	})
+	p.cause == "dns"
+}
+
+# The IPv6 lookup failed but IPv4 connect attempts were refused: not DNS.
+test_ipv6_lookup_then_refused if {
+	p := _cause({
+		"exec.rendezvous.error": _m(_timeout),
+		"net.rendezvous-gai6": _ms(["[W socket.cpp:601] [c10d] The IPv6 network addresses of (llama-ft-master-0, 29500) cannot be retrieved (gai error: -2 - Name or service not known)."]),
+		"net.rendezvous-retry": _ms(["[W socket.cpp:601] [c10d] The client socket has failed to connect to [llama-ft-master-0]:29500 (errno: 111 - Connection refused)."]),
+	})
+	p.cause == "refused"
+}
+
 test_refused_from_retries if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
