@@ -61,12 +61,12 @@ signatures contains {
 	"pattern": `IPv4 network addresses of \(.*\) cannot be retrieved|socket\.gaierror: \[Errno -[235]\]|gaierror\(-[235]|getaddrinfo\(?\)? failed`,
 }
 
-# The IPv6 lookup of the master's name failed: routine when the name has
-# only IPv4 addresses (then the IPv4 connect attempts follow), telling when
-# nothing follows it but a timeout.
+# The IPv6 (or, before 2.0, family-less) lookup of the master's name
+# failed: routine when the name has only IPv4 addresses (then IPv4 connect
+# attempts follow), telling when nothing follows it but a timeout.
 signatures contains {
 	"id": "net.rendezvous-gai6",
-	"pattern": `IPv6 network addresses of \(.*\) cannot be retrieved`,
+	"pattern": `(?:The|IPv6) network addresses of \(.*\) cannot be retrieved`,
 }
 
 _retry_ids := {"net.rendezvous-retry", "net.rendezvous-dns"}
@@ -84,7 +84,7 @@ findings contains f if {
 	f := {
 		"subject": exec.subject(pod, c),
 		"params": _params(exec.all_texts(hs), exec.all_texts(ctx), exec.all_texts(gai6)),
-		"evidence": exec.evidence(pod, c, array.concat(hs, _telling(ctx))),
+		"evidence": exec.evidence(pod, c, array.concat(hs, _telling(ctx, gai6))),
 		"time": exec.hit_time(c, hs[0]),
 	}
 }
@@ -149,8 +149,8 @@ _loopback_noise(h) if {
 	}
 }
 
-# The retry lines that name the sub-cause, one of each kind.
-_telling(ctx) := [h | some h in ctx; h.id == "net.rendezvous-dns"]
+# The lookup failures that name the sub-cause, shown after the error.
+_telling(ctx, gai6) := array.concat([h | some h in ctx; h.id == "net.rendezvous-dns"], gai6)
 
 _params(errors, retries, gai6) := {
 	"cause": _cause(errors, retries, gai6),
