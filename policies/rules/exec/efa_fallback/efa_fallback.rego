@@ -120,14 +120,29 @@ findings contains f if {
 	hs := [h | some h in _all_hits(c); _counts(h.id)]
 	count(hs) > 0
 	best := _best(hs)
+	some subject in _subjects(pod, c, best)
 	f := {
-		"subject": exec.hit_subject(pod, c, best),
+		"subject": subject,
 		"params": {"fabric": _fabric, "detail": _detail[best.id]},
 		"evidence": exec.evidence(pod, c, array.concat([best], [h | some h in hs; h != best])),
 		"time": exec.hit_time(c, hs[0]),
 		"severity": _severity,
 	}
 }
+
+# A launcher (mpirun) forwards every rank's output into its own log and
+# takes no part in the collectives: the transport was chosen in the
+# training pods, which all run the same image, so the finding is about
+# each of them. Any other container's own ranks are its subject.
+_subjects(pod, c, best) := {s |
+	net.launcher(pod)
+	some tp in input.pods
+	not net.launcher(tp)
+	count(object.get(tp, "containers", [])) > 0
+	s := k8s.container_subject(tp, tp.containers[0])
+} if net.launcher(pod)
+
+else := {exec.hit_subject(pod, c, best)}
 
 # The fabric was selected by this container's NCCL: then a socket line or
 # a failed provider probe is a side channel, not the data path.

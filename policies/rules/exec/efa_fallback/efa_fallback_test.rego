@@ -75,6 +75,17 @@ test_fires_for_rdma_without_device if {
 	f.params == {"fabric": "RDMA (InfiniBand/RoCE)", "detail": "NCCL found no InfiniBand/RoCE device"}
 }
 
+# An MPIJob launcher forwards the ranks' output: the finding is about the
+# worker pods where the ranks ran, not the launcher.
+test_launcher_log_names_the_workers if {
+	launcher := object.union(_pod("job-launcher", {"net.ofi-init-failed": _m(_ofi_failed), "net.nccl-socket": _m(_socket)}), {"replicaType": "launcher"})
+	w0 := object.union(_pod("job-worker-0", {}), {"replicaType": "worker"})
+	w1 := object.union(_pod("job-worker-1", {}), {"replicaType": "worker"})
+	inp := {"phase": "Running", "kind": "MPIJob", "replicas": [{"type": "worker", "expected": 2, "template": {"efa": 4}}], "nodes": [], "pods": [launcher, w0, w1]}
+	names := {f.subject.name | some f in efa_fallback.findings} with input as inp
+	names == {"job-worker-0", "job-worker-1"}
+}
+
 test_quiet_in_succeeded_job if {
 	inp := {"phase": "Succeeded", "replicas": _efa_replicas, "nodes": [], "pods": [_pod("w-0", {"net.nccl-socket": _m(_socket)}), _pod("w-1", {})]}
 	count(efa_fallback.findings) == 0 with input as inp
