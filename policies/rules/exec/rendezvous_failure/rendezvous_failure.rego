@@ -43,7 +43,7 @@ import data.traindoc.lib.k8s
 # Errors that end the process (PyTorch 1.9-2.8, torchrun, elastic agents).
 signatures contains {
 	"id": "exec.rendezvous.error",
-	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host \S+ - timed out|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|The client socket has failed to connect to any network address|Timed out after \d+ seconds waiting for clients|connect\(\) timed out\. Original timeout|host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname)|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set|via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got error`,
+	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host \S+ - timed out|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|The client socket has failed to connect to any network address|Timed out after \d+ seconds waiting for clients|connect\(\) timed out\. Original timeout|host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname)|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set|via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got (?:error|exception)`,
 }
 
 # Warnings printed while waiting for the master: common in healthy jobs
@@ -187,20 +187,18 @@ _cause(errors, retries, gai6) := _by_error[i][0] if {
 	regex.match(`timed out|Timed out`, t)
 } else := "other"
 
-_endpoint(texts) := e if {
-	es := [sprintf("%s:%s", [m[1], m[2]]) |
+# The endpoint as the lines name it: "(host, port)" or "[host]:port".
+_endpoint_re := `(?:connect to \(|addresses of \(|network address of \()([^,()\s]+), (\d{2,5})\)|(?:connect to|to host) \[?([^\]\s:]+)\]?:(\d{2,5})\b`
+
+_endpoint(texts) := es[0] if {
+	es := [sprintf("%s:%s", [host, port]) |
 		some t in texts
-		some m in regex.find_all_string_submatch_n(`(?:connect to \(|addresses of \(|network address of \()([^,()\s]+), (\d{2,5})\)|(?:connect to|to host) \[?([^\]\s:]+)\]?:(\d{2,5})\b`, t, -1)
-		m[1] != ""
+		some m in regex.find_all_string_submatch_n(_endpoint_re, t, -1)
+		[host, port] := _host_port(m)
 	]
 	count(es) > 0
-	e := es[0]
-} else := e if {
-	es := [sprintf("%s:%s", [m[3], m[4]]) |
-		some t in texts
-		some m in regex.find_all_string_submatch_n(`(?:connect to \(|addresses of \(|network address of \()([^,()\s]+), (\d{2,5})\)|(?:connect to|to host) \[?([^\]\s:]+)\]?:(\d{2,5})\b`, t, -1)
-		m[3] != ""
-	]
-	count(es) > 0
-	e := es[0]
 } else := ""
+
+_host_port(m) := [m[1], m[2]] if m[1] != ""
+
+else := [m[3], m[4]]
