@@ -51,7 +51,7 @@ signatures contains {
 # NCCL error, so they count only when no NCCL error was seen.
 signatures contains {
 	"id": "exec.nccl-timeout.aborted",
-	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception|failure detected by watchdog at work sequence id|Exception \(either an error or timeout\) detected by watchdog|Terminating the process after attempting to dump debug info`,
+	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception|failure detected by watchdog at work sequence id|Exception \(either an error or timeout\) detected by watchdog|Terminating the process after attempting to dump debug info|Observed flight recorder dump signal from another rank`,
 }
 
 # Gloo collectives and monitored barriers.
