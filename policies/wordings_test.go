@@ -48,6 +48,10 @@ type wording struct {
 	// progressing job; the default for nomatch) or "dmesg" (a kernel log
 	// collected from a failed job's pod).
 	Setup string `yaml:"setup"`
+	// Fabric places the job on two nodes that offer a fabric its pods
+	// request: "efa" (vpc.amazonaws.com/efa) or "rdma" (rdma/ib). Empty:
+	// one pod on one node, where NCCL needs no network.
+	Fabric string `yaml:"fabric"`
 }
 
 // fallbacks are what any failed container yields besides its cause.
@@ -239,10 +243,20 @@ func writeWordingSnapshot(t *testing.T, tc wordingCase) string {
 			t.Fatal(err)
 		}
 	}
+	if tc.w.Fabric != "" {
+		objects = withFabric(t, tc, objects)
+	}
 	write("snapshot.yaml", "collectedAt: '2026-05-04T10:30:00Z'\ncluster: wordings\n")
 	write("objects.yaml", objects)
 	var log []string
 	log = append(log, startupNoise...)
+	if tc.w.Fabric != "" {
+		// The noise's transport lines say what a job without a fabric
+		// prints; with one, the line under test says it.
+		log = slices.DeleteFunc(log, func(l string) bool {
+			return strings.Contains(l, "NET/Plugin") || strings.Contains(l, "Using network")
+		})
+	}
 	if setup == "running" {
 		log = append(log, steps(1, 40)...)
 	}
@@ -258,6 +272,43 @@ func writeWordingSnapshot(t *testing.T, tc wordingCase) string {
 	write("logs/wording-master-0/pytorch.log", strings.Join(log, "\n")+"\n")
 	return dir
 }
+
+// withFabric turns the one-pod job into a master and a worker on two nodes
+// that offer the fabric, each pod requesting it.
+func withFabric(t *testing.T, tc wordingCase, objects string) string {
+	t.Helper()
+	resources := map[string]string{"efa": `vpc.amazonaws.com/efa: "32"`, "rdma": `rdma/ib: "1"`}
+	res, ok := resources[tc.w.Fabric]
+	if !ok {
+		t.Fatalf("%s: fabric %q: want efa or rdma", tc.file, tc.w.Fabric)
+	}
+	const limits = `limits: {nvidia.com/gpu: "8", memory: 480Gi}`
+	objects = strings.ReplaceAll(objects, limits, strings.TrimSuffix(limits, "}")+", "+res+"}")
+	master, status := strings.Index(objects, "    Master:\n"), strings.Index(objects, "status:\n")
+	worker := strings.Replace(objects[master:status], "    Master:", "    Worker:", 1)
+	objects = objects[:status] + worker + objects[status:]
+	pod := objects[strings.Index(objects, "apiVersion: v1\nkind: Pod"):]
+	pod = strings.NewReplacer("wording-master-0", "wording-worker-0", "replica-type: master", "replica-type: worker",
+		"gpu-node-7", "gpu-node-8", "000000000002", "000000000003").Replace(pod)
+	objects += "---\n" + pod
+	for _, node := range []string{"gpu-node-7", "gpu-node-8"} {
+		objects += fmt.Sprintf(nodeYAML, node, res, res)
+	}
+	return objects
+}
+
+const nodeYAML = `---
+apiVersion: v1
+kind: Node
+metadata:
+  name: %s
+  labels: {node.kubernetes.io/instance-type: p5.48xlarge}
+status:
+  capacity: {cpu: "192", memory: 2048Gi, nvidia.com/gpu: "8", %s}
+  allocatable: {cpu: "191", memory: 2000Gi, nvidia.com/gpu: "8", %s}
+  conditions:
+  - {type: Ready, status: "True", reason: KubeletReady, lastTransitionTime: "2026-05-01T00:00:00Z"}
+`
 
 func steps(from, to int) []string {
 	var out []string

@@ -8,8 +8,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Could not bind port {{.port}}: address already in use."
-#     zh: "无法绑定端口 {{.port}}：地址已被占用。"
+#     en: "Could not bind {{if .port}}port {{.port}}{{else}}the rendezvous port{{end}}: address already in use."
+#     zh: "无法绑定{{if .port}}端口 {{.port}}{{else}} rendezvous 端口{{end}}：地址已被占用。"
 #   remediation:
 #     en: |
 #       - Make sure only one launcher binds MASTER_PORT per pod: do not wrap torchrun in another launcher (accelerate, deepspeed, python -m torch.distributed.launch) that also starts a store.
@@ -28,15 +28,18 @@ package traindoc.rules.exec.address_in_use
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
+# The bind error of the c10d store (PyTorch 1.x RuntimeError, 2.x
+# DistNetworkError with the legacy or libuv backend), of Python sockets
+# and of Go or C servers started in the container.
 signatures contains {
 	"id": "exec.address-in-use",
-	"pattern": `Address already in use|EADDRINUSE|errno: 98\b|\[Errno 98\]|server socket has failed to listen on any local network address`,
+	"pattern": `(?i:address already in use)|EADDRINUSE|errno: 98\b|\[Errno 98\]|server socket has failed to listen on any local network address`,
 }
 
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, {"exec.address-in-use"})
+	hs := [h | some h in exec.hits(pod, c, {"exec.address-in-use"}); _ended_the_process(h)]
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
@@ -46,10 +49,17 @@ findings contains f if {
 	}
 }
 
+# A bind failure ends the process within a traceback's length; one logged
+# long before the end (a metrics exporter or TensorBoard that could not
+# start) is not why the container failed.
+_ended_the_process(h) if h.m.lastLine + 80 >= object.get(h.log, "lines", 0)
+
+_ended_the_process(h) if regex.match(`(?i:address already in use)|EADDRINUSE`, object.get(h.log, "exception", ""))
+
 _port(texts) := ps[0] if {
 	ps := [m[1] |
 		some t in texts
-		some m in regex.find_all_string_submatch_n(`(?:\]:|0\.0\.0\.0:|port:? |port |\):)(\d{2,5})\b`, t, 1)
+		some m in regex.find_all_string_submatch_n(`(?:\]:|0\.0\.0\.0:|port:? |port |\):|port=)(\d{2,5})\b`, t, 1)
 	]
 	count(ps) > 0
-} else := "?"
+} else := ""

@@ -10,7 +10,7 @@ _pod(exit, progress) := {
 		"name": "pytorch", "restartCount": 0,
 		"state": {"state": "terminated", "exitCode": exit}, "lastState": {},
 		"logs": [{
-			"file": "logs/m-0/pytorch.log", "previous": false, "lines": 10, "tail": [], "progress": progress,
+			"file": "logs/m-0/pytorch.log", "previous": false, "lines": 40, "tail": [], "progress": progress,
 			"matches": {"exec.address-in-use": {"count": 1, "firstLine": 5, "lastLine": 5, "samples": [{"line": 5, "text": _line}]}},
 		}],
 	}],
@@ -28,10 +28,27 @@ test_not_when_training_continued if {
 	count(fs) == 0
 }
 
+# A metrics exporter that could not bind at start-up, long before the
+# container failed of something else.
+test_quiet_when_bind_failure_was_long_before_the_end if {
+	pod := {
+		"name": "m-0", "namespace": "ml", "phase": "Failed", "conditions": [],
+		"containers": [{
+			"name": "pytorch", "restartCount": 0, "state": {"state": "terminated", "exitCode": 1}, "lastState": {},
+			"logs": [{
+				"file": "logs/m-0/pytorch.log", "previous": false, "lines": 5000, "tail": [], "exception": "torch.OutOfMemoryError: CUDA out of memory.",
+				"matches": {"exec.address-in-use": {"count": 1, "firstLine": 12, "lastLine": 12, "samples": [{"line": 12, "text": "OSError: [Errno 98] Address already in use: ('0.0.0.0', 9400)"}]}},
+			}],
+		}],
+	}
+	count(address_in_use.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
 test_signature if {
 	some s in address_in_use.signatures
 	regex.match(s.pattern, _line)
 	regex.match(s.pattern, "RuntimeError: Address already in use")
 	regex.match(s.pattern, "OSError: [Errno 98] Address already in use")
+	regex.match(s.pattern, "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use")
 	not regex.match(s.pattern, "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>")
 }

@@ -32,21 +32,23 @@ package traindoc.rules.exec.efa_fallback
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.net
 
-# Transport selection lines (NCCL_DEBUG=INFO); context, not failures.
+# Transport selection lines (NCCL_DEBUG=INFO); context, not failures: the
+# socket transport is NCCL's normal choice on a node without a fabric.
 signatures contains {
 	"id": "net.nccl-socket",
-	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket`,
+	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d`,
 }
 
 signatures contains {
 	"id": "net.ofi-efa",
-	"pattern": `NET/OFI Selected [Pp]rovider is efa|via NET/AWS Libfabric|Using network (?:AWS Libfabric|Libfabric|OFI)`,
+	"pattern": `NET/OFI Selected [Pp]rovider is efa|via NET/(?:AWS )?Libfabric/\d|Using network (?:AWS Libfabric|Libfabric|OFI)`,
 }
 
 signatures contains {
 	"id": "net.nccl-ib",
-	"pattern": `Using network IB|Using internal [Nn]etwork IB|NET/IB ?: ?Using \[\d`,
+	"pattern": `Using network IB|Using internal [Nn]etwork IB|NET/IB ?: ?Using \[\d|via NET/IB\w*/\d`,
 }
 
 # The external network plugin could not be found; harmless on clusters
@@ -56,69 +58,71 @@ signatures contains {
 	"pattern": `NET/Plugin ?: ?(?:Could not find:? ?libnccl-net|dlerror=libnccl-net|Plugin load \(?libnccl-net[^)]*\)? returned|No plugin found|Failed to open libnccl-net)|Unable to load libnccl-net`,
 }
 
-# aws-ofi-nccl loaded but could not bring EFA up.
+# aws-ofi-nccl or libfabric could not bring EFA up, or picked another
+# provider. On a single node, or a node without EFA, NCCL does not need
+# it and these lines are noise; hence context ids.
 signatures contains {
-	"id": "exec.efa-fallback.ofi-init",
-	"pattern": `NET/OFI (?:aws-ofi-nccl initialization failed|Unable to find a protocol that worked|Couldn't find any optimal provider|No eligible providers were found|Failed to initialize \w+ protocol)|OFI plugin initNet\(\) failed|NET/OFI .*no efa`,
+	"id": "net.ofi-init-failed",
+	"pattern": `NET/OFI (?:aws-ofi-nccl initialization failed|Initializing plugin failed|Unable to find a protocol that worked|Couldn't find any optimal provider|No eligible providers were found|Failed to initialize \w+ protocol|OFI fi_getinfo\(\) call failed|Only EFA provider is supported|Couldn't open a fabric (?:access domain|provider)|Creating new endpoint for domain \S+ failed|Unable to find a usable)|OFI plugin initNet\(\) failed|fi_getinfo: provider efa output empty list|NET/OFI Selected [Pp]rovider is (?:tcp|sockets|udp|shm)\b`,
 }
 
-_efa_expected if {
-	some r in input.replicas
-	object.get(r, ["template", "efa"], 0) > 0
+# NCCL was told to use a plugin (NCCL_NET) that failed: it stops instead
+# of falling back, with "invalid usage" right after.
+signatures contains {
+	"id": "net.net-plugin-failed",
+	"pattern": `Failed to initialize any NET plugin`,
 }
 
-_efa_expected if {
-	some n in input.nodes
-	object.get(n, "efa", 0) > 0
+# No InfiniBand/RoCE device was visible to NCCL.
+signatures contains {
+	"id": "net.ib-no-device",
+	"pattern": `NET/IB ?: ?No device found|Failed to open libibverbs\.so`,
 }
 
-_rdma_expected if {
-	some r in input.replicas
-	object.get(r, ["template", "rdma"], 0) > 0
-}
-
-_fabric := "EFA" if _efa_expected
+_fabric := "EFA" if net.efa_expected
 
 else := "RDMA (InfiniBand/RoCE)" if _rdma_expected
 
-# The fabric was used somewhere in the job: then a socket line is a side
-# channel, not the data path.
-_fabric_used if {
-	_efa_expected
-	_any_match("net.ofi-efa")
-}
+_rdma_expected if net.rdma_requested
 
-_fabric_used if {
-	not _efa_expected
-	_any_match("net.nccl-ib")
-}
-
-_any_match(id) if {
-	some pod in input.pods
-	some c in k8s.containers(pod)
-	some lf in exec.logs(c)
-	lf.matches[id]
-}
+_rdma_expected if count(net.rdma_on_nodes) > 0
 
 _detail := {
 	"net.nccl-socket": "NCCL selected the socket transport",
 	"net.plugin-missing": "the NCCL network plugin (libnccl-net) was not found",
-	"exec.efa-fallback.ofi-init": "aws-ofi-nccl failed to initialise EFA",
+	"net.ofi-init-failed": "aws-ofi-nccl could not initialise EFA",
+	"net.net-plugin-failed": "the NCCL network plugin failed to initialise",
+	"net.ib-no-device": "NCCL found no InfiniBand/RoCE device",
 }
 
-_ids := {"net.nccl-socket", "net.plugin-missing", "exec.efa-fallback.ofi-init"}
+# Which lines count depends on the fabric expected: the OFI plugin only
+# matters for EFA (RDMA uses NCCL's built-in IB transport), a missing IB
+# device only for RDMA.
+_counts("net.nccl-socket")
+
+_counts("net.net-plugin-failed")
+
+_counts("net.plugin-missing") if _fabric == "EFA"
+
+_counts("net.ofi-init-failed") if _fabric == "EFA"
+
+_counts("net.ib-no-device") if _fabric != "EFA"
+
+_ids := {id | some id, _ in _detail}
 
 findings contains f if {
 	input.phase != "Succeeded"
 	_fabric
-	not _fabric_used
+	net.multi_node
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := [h | some h in _all_hits(pod, c); _counts(h.id)]
+	not _fabric_used(c)
+	hs := [h | some h in _all_hits(c); _counts(h.id)]
 	count(hs) > 0
 	best := _best(hs)
+	some subject in _subjects(pod, c, best)
 	f := {
-		"subject": exec.subject(pod, c),
+		"subject": subject,
 		"params": {"fabric": _fabric, "detail": _detail[best.id]},
 		"evidence": exec.evidence(pod, c, array.concat([best], [h | some h in hs; h != best])),
 		"time": exec.hit_time(c, hs[0]),
@@ -126,28 +130,59 @@ findings contains f if {
 	}
 }
 
+# A launcher (mpirun) forwards every rank's output into its own log and
+# takes no part in the collectives: the transport was chosen in the
+# training pods, which all run the same image, so the finding is about
+# each of them. Any other container's own ranks are its subject.
+_subjects(pod, c, best) := {s |
+	net.launcher(pod)
+	some tp in input.pods
+	not net.launcher(tp)
+	count(object.get(tp, "containers", [])) > 0
+	s := k8s.container_subject(tp, tp.containers[0])
+} if net.launcher(pod)
+
+else := {exec.hit_subject(pod, c, best)}
+
+# The fabric was selected by this container's NCCL: then a socket line or
+# a failed provider probe is a side channel, not the data path.
+_fabric_used(c) if {
+	_fabric == "EFA"
+	net.matched(c, "net.ofi-efa")
+}
+
+_fabric_used(c) if {
+	_fabric != "EFA"
+	net.matched(c, "net.nccl-ib")
+}
+
 # Every match counts here, even in a healthy-looking running container:
 # transport selection happens once at start-up.
-_all_hits(pod, c) := [{"log": lf, "id": id, "m": lf.matches[id]} |
+_all_hits(c) := [h |
+	some pair in sort([[m.firstLine, id, lf.file] |
+		some lf in exec.logs(c)
+		some id in _ids
+		m := lf.matches[id]
+	])
 	some lf in exec.logs(c)
-	some id in _ids
-	lf.matches[id]
+	lf.file == pair[2]
+	h := {"log": lf, "id": pair[1], "m": lf.matches[pair[1]]}
 ]
 
-# A missing plugin matters only for EFA (RDMA uses NCCL's built-in IB).
-_counts("net.plugin-missing") if _efa_expected
+# The line that says most: the plugin's own failure, then the transport
+# NCCL chose, then the rest.
+_rank := {
+	"net.ofi-init-failed": 0,
+	"net.net-plugin-failed": 1,
+	"net.ib-no-device": 2,
+	"net.nccl-socket": 3,
+	"net.plugin-missing": 4,
+}
 
-_counts("net.nccl-socket")
-
-_counts("exec.efa-fallback.ofi-init") if _efa_expected
-
-_best(hs) := h if {
-	some h in hs
-	h.id == "exec.efa-fallback.ofi-init"
-} else := h if {
-	some h in hs
-	h.id == "net.nccl-socket"
-} else := hs[0]
+_best(hs) := hs[i] if {
+	r := min({_rank[h.id] | some h in hs})
+	i := min({j | some j, h in hs; _rank[h.id] == r})
+}
 
 # Slow but alive: a warning while the job runs; an error once it failed.
 _severity := "warning" if input.phase == "Running"

@@ -2,75 +2,116 @@
 # title: NCCL failed
 # description: |
 #   A NCCL call failed with an error rather than a timeout: a system or
-#   internal error, a CUDA failure inside NCCL, invalid usage (two ranks on
-#   one GPU), a remote peer that went away, or an InfiniBand, EFA (OFI) or
-#   socket transport error. Network and transport errors point at the
-#   fabric; "remote process exited" usually means another rank died first.
+#   internal error, a CUDA failure inside NCCL (peer-to-peer access not
+#   supported, a GPU fault), invalid usage (two ranks on one GPU), a remote
+#   peer that went away, or an InfiniBand/RoCE, EFA (OFI) or socket
+#   transport error. Link errors point at the fabric; a failed verbs call
+#   at how the device reaches the pod; "remote process exited" usually
+#   means another rank died first.
 # custom:
 #   severity: error
 #   owner: platform
-#   explains: [job.backoff-exceeded]
+#   explains: [job.backoff-exceeded, exec.nccl-timeout]
 #   message:
-#     en: "NCCL failed: {{.kind}}."
-#     zh: "NCCL 出错：{{.kind}}。"
+#     en: "NCCL failed: {{.kind}}.{{if .hint}} {{.hint}}{{end}}"
+#     zh: "NCCL 出错：{{.kind_zh}}。{{if .hint}}{{.hint_zh}}{{end}}"
 #   remediation:
 #     en: |
 #       - Rerun with `NCCL_DEBUG=INFO` (and `NCCL_DEBUG_SUBSYS=INIT,NET`) to get the "Last error" line; the NCCL WARN just before the failure names the call that failed.
 #       - "remote process exited or there was a network error": find the rank that failed first (its own error is the cause) before suspecting the network.
-#       - InfiniBand completion errors (error 12, vendor err 129, retry exceeded) and link events: check the HCA and cable of the nodes named, run `ibstat`/`ibv_devinfo` and nccl-tests between them, and drain the node if the errors repeat.
+#       - InfiniBand completion errors (status 12, vendor err 129, retry exceeded) and port events: check the HCA and cable of the nodes named, run `ibstat`/`ibv_devinfo` and nccl-tests between them, and drain the node if the errors repeat.
+#       - A failed verbs call (`ibv_create_qp`, `ibv_reg_mr`, `ibv_modify_qp`): request the RDMA device resource (`rdma/...`), give the container IPC_LOCK and an unlimited memlock ulimit, and check `NCCL_IB_GID_INDEX` and `NCCL_IB_HCA` for RoCE.
 #       - EFA/OFI errors: check the aws-ofi-nccl and libfabric versions against the NCCL version, `FI_EFA_USE_DEVICE_RDMA`, the memlock ulimit (unlimited) and hugepages.
+#       - Connect failures ("No route to host", "Connection refused"): set `NCCL_SOCKET_IFNAME` to the pod interface (e.g. `eth0`) and make sure pods can reach each other on all ports (NetworkPolicy).
+#       - "peer access is not supported": the GPUs cannot talk peer-to-peer in this VM or PCIe topology; set `NCCL_P2P_DISABLE=1` (or `NCCL_P2P_LEVEL=NVL`).
 #       - "invalid usage" / "Duplicate GPU detected": each rank must use its own GPU; set the device from LOCAL_RANK and keep nproc-per-node <= GPUs per pod.
-#       - "unhandled system error" at init: check `NCCL_SOCKET_IFNAME`, /dev/shm size, and that all pods can reach each other on all ports.
 #     zh: |
 #       - 使用 `NCCL_DEBUG=INFO`（以及 `NCCL_DEBUG_SUBSYS=INIT,NET`）重新运行以获得 "Last error" 行；失败前的 NCCL WARN 会指出失败的调用。
 #       - "remote process exited or there was a network error"：先找出最先失败的 rank（它自身的错误才是原因），再怀疑网络。
-#       - InfiniBand 完成错误（error 12、vendor err 129、重试超限）和链路事件：检查相关节点的 HCA 和线缆，运行 `ibstat`/`ibv_devinfo` 以及节点间的 nccl-tests，错误反复出现时隔离该节点。
+#       - InfiniBand 完成错误（status 12、vendor err 129、重试超限）和端口事件：检查相关节点的 HCA 和线缆，运行 `ibstat`/`ibv_devinfo` 以及节点间的 nccl-tests，错误反复出现时隔离该节点。
+#       - verbs 调用失败（`ibv_create_qp`、`ibv_reg_mr`、`ibv_modify_qp`）：申请 RDMA 设备资源（`rdma/...`），给容器 IPC_LOCK 权限和不受限的 memlock ulimit，RoCE 环境下检查 `NCCL_IB_GID_INDEX` 和 `NCCL_IB_HCA`。
 #       - EFA/OFI 错误：核对 aws-ofi-nccl、libfabric 与 NCCL 的版本是否匹配，检查 `FI_EFA_USE_DEVICE_RDMA`、memlock ulimit（unlimited）和大页内存。
+#       - 连接失败（"No route to host"、"Connection refused"）：把 `NCCL_SOCKET_IFNAME` 设为 Pod 的网卡（例如 `eth0`），并确认 Pod 之间所有端口互通（NetworkPolicy）。
+#       - "peer access is not supported"：在该虚拟机或 PCIe 拓扑下 GPU 之间无法点对点访问；设置 `NCCL_P2P_DISABLE=1`（或 `NCCL_P2P_LEVEL=NVL`）。
 #       - "invalid usage" / "Duplicate GPU detected"：每个 rank 必须使用自己的 GPU；按 LOCAL_RANK 设置设备，并保证每节点进程数不超过每个 Pod 的 GPU 数。
-#       - 初始化时的 "unhandled system error"：检查 `NCCL_SOCKET_IFNAME`、/dev/shm 大小，以及所有 Pod 之间所有端口是否互通。
 #   zh:
 #     title: NCCL 出错
 #     description: |
-#       NCCL 调用以错误（而非超时）失败：系统错误或内部错误、NCCL 内部的 CUDA 失败、用法错误（两个 rank 使用同一块 GPU）、远端进程退出，或 InfiniBand、EFA（OFI）、socket 传输错误。网络和传输错误指向网络结构；"remote process exited" 通常表示另一个 rank 先失败了。
+#       NCCL 调用以错误（而非超时）失败：系统错误或内部错误、NCCL 内部的 CUDA 失败（不支持 GPU 点对点访问、GPU 故障）、用法错误（两个 rank 使用同一块 GPU）、远端进程退出，或 InfiniBand/RoCE、EFA（OFI）、socket 传输错误。链路错误指向网络结构；verbs 调用失败指向设备如何接入 Pod；"remote process exited" 通常表示另一个 rank 先失败了。
 package traindoc.rules.exec.nccl_error
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.net
 
-# NCCL result codes as PyTorch, cupy and NCCL print them.
+# NCCL result codes as PyTorch, cupy, Horovod and nccl-tests print them.
 signatures contains {
 	"id": "exec.nccl-error.result",
-	"pattern": `NCCL (?:error|Error \d+)(?: in: [^,]*, ?|: ?)(?:unhandled system error|internal error|unhandled cuda error|remote process exited or there was a network error|invalid usage|invalid argument)|\bnccl(?:SystemError|InternalError|UnhandledCudaError|RemoteError|InvalidUsage|InvalidArgument)\b|Duplicate GPU detected`,
+	"pattern": `NCCL (?:error|Error \d+)(?: in: [^,]*, ?|: ?)(?:unhandled system error|internal error|unhandled cuda error|remote process exited or there was a network error|invalid usage|invalid argument)|\bnccl(?:SystemError|InternalError|UnhandledCudaError|RemoteError|InvalidUsage|InvalidArgument)\b|NCCL_ERROR_(?:UNHANDLED_CUDA_ERROR|SYSTEM_ERROR|INTERNAL_ERROR|INVALID_ARGUMENT|INVALID_USAGE|REMOTE_ERROR)|NCCL failure [\w./-]+:\d+ '(?:unhandled|internal|invalid|remote)|Duplicate GPU detected`,
 }
 
-# InfiniBand / RoCE transport errors.
+# InfiniBand / RoCE link errors: a work completion failed or the port
+# went down. The hardware or the cable between two nodes.
 signatures contains {
 	"id": "exec.nccl-error.ib",
-	"pattern": `NET/IB ?: ?Got completion from peer .* with (?:error|status)|Transport retry count exceeded|NET/IB ?: .*Got async (?:error )?event|ibv_reg_mr\w* failed|ibv_modify_qp failed|Call to ibv_\w+ failed`,
+	"pattern": `NET/IB\w* ?: ?Got completion from peer .* with (?:error|status)|Transport retry count exceeded|NET/IB\w* ?: .*Got async (?:error )?event|IBV_WC_RETRY_EXC_ERR|NET/IB : .*port (?:error|down)`,
 }
 
-# aws-ofi-nccl and libfabric EFA errors.
+# A verbs call failed while setting up the transport: how the device
+# reaches the pod (device plugin, memlock, GID index), not the link.
+signatures contains {
+	"id": "exec.nccl-error.ibv",
+	"pattern": `Call to ibv_\w+ failed|ibv_(?:reg_mr|reg_dmabuf_mr|modify_qp|create_qp|create_cq|open_device|alloc_pd)\w* failed|NET/IB\w* ?: ?Unable to (?:open|query|register)`,
+}
+
+# aws-ofi-nccl and libfabric EFA errors after initialisation.
 signatures contains {
 	"id": "exec.nccl-error.ofi",
-	"pattern": `NET/OFI (?:Unable to register memory|Couldn't open AV|Request .*completed with error|Unable to (?:post|send|receive)|OFI call \S+ failed|Error (?:from|in|posting|registering))|efa_rdm_\w+_handle_error|libfabric:\d+:\d+::efa:.*(?:[Ee]rror|failed)`,
+	"pattern": `NET/OFI (?:Unable to register memory|Couldn't open AV|Request .*completed with error|Unable to (?:post|send|receive)|OFI call \S+ failed|Error (?:from|in|posting|registering)|.*completion error)|efa_rdm_\w+_handle_error|libfabric:\d+:\d+::efa:.*(?:[Ee]rror|failed)`,
 }
 
-# The socket transport: a peer closed or reset the connection.
+# The socket transport could not reach a peer: routing, the interface NCCL
+# picked (NCCL_SOCKET_IFNAME) or a NetworkPolicy.
+signatures contains {
+	"id": "exec.nccl-error.connect",
+	"pattern": `(?:NCCL WARN |^(?:\[rank\d+\]:\s*)?)(?:socketStartConnect|Net ?: ?Connect to|socketPollConnect|ncclSocketConnect)\S*:? .*(?:failed|refused|No route to host|unreachable|timed out|exceeded)`,
+}
+
+# A peer closed or reset the socket: usually it died.
 signatures contains {
 	"id": "exec.nccl-error.socket",
-	"pattern": `NCCL WARN (?:socketProgress\w*|Net ?: Connect to|NET/Socket ?:|Call to recv from|socketPoll)[^\n]*(?:failed|closed|reset|[Ee]rror)`,
-	"hint": "NCCL WARN",
+	"pattern": `(?:NCCL WARN |^(?:\[rank\d+\]:\s*)?)(?:socketProgress\w*|Net ?: ?(?:Call to \w+|Connection closed)|NET/Socket ?:|Call to recv from|socketPoll\w*|\[(?:Service thread|Proxy Service \d+)\]|Socket recv failed)[^\n]*(?:failed|closed|reset|[Ee]rror|Failed)`,
 }
 
+# Gloo's TCP transport: a peer closed or reset the connection.
+signatures contains {
+	"id": "exec.nccl-error.gloo",
+	"pattern": `gloo/transport/tcp/pair\.cc:\d+\] (?:Connection closed by peer|Connection reset by peer|Read error|Write error)`,
+}
+
+# CUDA calls that failed inside NCCL (out of memory belongs to
+# exec.cuda-oom).
+signatures contains {
+	"id": "exec.nccl-error.cuda",
+	"pattern": `NCCL WARN Cuda failure|failed to open CUDA IPC handle`,
+}
+
+# [signature id, text regexp, kind (en), kind (zh), owner], most specific
+# first.
 _kinds := [
-	["exec.nccl-error.ib", `.`, "InfiniBand transport error", "hardware"],
-	["exec.nccl-error.ofi", `.`, "EFA/OFI transport error", "platform"],
-	["exec.nccl-error.result", `Duplicate GPU|[Ii]nvalid ?[Uu]sage|invalid usage|InvalidArgument|invalid argument`, "invalid usage (ranks sharing a GPU or mismatched calls)", "user"],
-	["exec.nccl-error.result", `unhandled cuda error|UnhandledCudaError`, "unhandled CUDA error inside NCCL", "platform"],
-	["exec.nccl-error.result", `unhandled system error|SystemError`, "unhandled system error", "platform"],
-	["exec.nccl-error.result", `internal error|InternalError`, "internal error", "platform"],
-	["exec.nccl-error.result", `remote process exited|RemoteError`, "a remote peer exited or the network failed", "platform"],
-	["exec.nccl-error.socket", `.`, "a peer closed the socket connection", "platform"],
+	["exec.nccl-error.ib", `.`, "InfiniBand/RoCE link error (failed work completion or port event)", "InfiniBand/RoCE 链路错误（工作完成失败或端口事件）", "hardware"],
+	["exec.nccl-error.ibv", `.`, "an InfiniBand verbs call failed while setting up the transport", "建立传输时 InfiniBand verbs 调用失败", "platform"],
+	["exec.nccl-error.ofi", `.`, "EFA/OFI transport error", "EFA/OFI 传输错误", "platform"],
+	["exec.nccl-error.connect", `.`, "NCCL could not connect to a peer over the socket network", "NCCL 无法通过 socket 网络连接到对端", "platform"],
+	["exec.nccl-error.cuda", `peer access is not supported`, "peer-to-peer access between the GPUs is not supported", "GPU 之间不支持点对点访问", "platform"],
+	["exec.nccl-error.result", `Duplicate GPU|[Ii]nvalid ?[Uu]sage|invalid usage|InvalidArgument|invalid argument|INVALID_(?:USAGE|ARGUMENT)`, "invalid usage (ranks sharing a GPU or mismatched calls)", "用法错误（多个 rank 共用一块 GPU 或调用不匹配）", "user"],
+	["exec.nccl-error.cuda", `.`, "a CUDA call failed inside NCCL", "NCCL 内部的 CUDA 调用失败", "platform"],
+	["exec.nccl-error.result", `unhandled cuda error|UnhandledCudaError|UNHANDLED_CUDA`, "unhandled CUDA error inside NCCL", "NCCL 内部未处理的 CUDA 错误", "platform"],
+	["exec.nccl-error.result", `unhandled system error|SystemError|SYSTEM_ERROR`, "unhandled system error", "未处理的系统错误", "platform"],
+	["exec.nccl-error.result", `internal error|InternalError|INTERNAL_ERROR`, "internal error", "内部错误", "platform"],
+	["exec.nccl-error.result", `remote process exited|RemoteError|REMOTE_ERROR`, "a remote peer exited or the network failed", "远端进程退出或网络故障", "platform"],
+	["exec.nccl-error.socket", `.`, "a peer closed the socket connection", "对端关闭了 socket 连接", "platform"],
+	["exec.nccl-error.gloo", `.`, "a Gloo peer closed the connection", "Gloo 对端关闭了连接", "platform"],
 ]
 
 _ids := {k[0] | some k in _kinds}
@@ -78,15 +119,24 @@ _ids := {k[0] | some k in _kinds}
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, _ids)
+	hs := [h | some h in exec.hits(pod, c, _ids); not _cuda_oom(h)]
 	count(hs) > 0
 	k := _kind(hs)
+	ordered := _ordered(hs, k[0])
 	f := {
-		"subject": exec.hit_subject(pod, c, hs[0]),
-		"params": {"kind": k[2]},
-		"evidence": exec.evidence(pod, c, _ordered(hs, k[0])),
+		"subject": exec.hit_subject(pod, c, ordered[0]),
+		"params": object.union({"kind": k[2], "kind_zh": k[3]}, _hint(pod, k[0])),
+		"evidence": exec.evidence(pod, c, ordered),
 		"time": exec.hit_time(c, hs[0]),
-		"owner": k[3],
+		"owner": k[4],
+	}
+}
+
+# NCCL's "Cuda failure 'out of memory'" is a CUDA OOM, not a NCCL fault.
+_cuda_oom(h) if {
+	h.id == "exec.nccl-error.cuda"
+	every t in [s.text | some s in object.get(h.m, "samples", [])] {
+		contains(t, "out of memory")
 	}
 }
 
@@ -99,7 +149,19 @@ _kind(hs) := _kinds[i] if {
 		some t in object.get(h.m, "samples", [])
 		regex.match(k[1], t.text)
 	})
-} else := ["", "", "NCCL error", "platform"]
+} else := ["", "", "NCCL error", "NCCL 错误", "platform"]
 
 # The hit of the chosen kind first.
 _ordered(hs, id) := array.concat([h | some h in hs; h.id == id], [h | some h in hs; h.id != id])
+
+# A verbs failure in a pod that asks for no RDMA device: the device the
+# pod uses is not the one the device plugin would give it.
+_hint(pod, id) := {
+	"hint": "The pod requests no RDMA device resource (rdma/*) although NCCL uses InfiniBand.",
+	"hint_zh": "Pod 没有申请 RDMA 设备资源（rdma/*），但 NCCL 使用了 InfiniBand。",
+} if {
+	id == "exec.nccl-error.ibv"
+	not net.pod_requests_rdma(pod)
+	not net.pod_requests_efa(pod)
+	not net.rdma_requested
+} else := {"hint": "", "hint_zh": ""}

@@ -21,7 +21,8 @@ test_ib_error_is_hardware if {
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
-	f.params.kind == "InfiniBand transport error"
+	f.params.kind == "InfiniBand/RoCE link error (failed work completion or port event)"
+	f.params.hint == ""
 	f.owner == "hardware"
 	f.evidence[0].line == 3
 }
@@ -37,6 +38,50 @@ test_not_in_succeeded_job if {
 	pod := _pod({"exec.nccl-error.socket": _m(3, "NCCL WARN socketProgress: Connection closed by remote peer")})
 	fs := nccl_error.findings with input as {"phase": "Succeeded", "pods": [pod]}
 	count(fs) == 0
+}
+
+# A verbs call that fails in a pod without an RDMA device resource: the
+# message says so.
+test_verbs_failure_without_rdma_resource if {
+	pod := _pod({"exec.nccl-error.ibv": _m(5, "node08:6561:6600 [0] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed")})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"rdma": 0}}]}
+	some f in fs
+	f.params.kind == "an InfiniBand verbs call failed while setting up the transport"
+	startswith(f.params.hint, "The pod requests no RDMA device")
+	f.owner == "platform"
+}
+
+test_verbs_failure_with_rdma_resource if {
+	pod := _pod({"exec.nccl-error.ibv": _m(5, "node08:6561:6600 [0] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed")})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"rdma": 1}}]}
+	some f in fs
+	f.params.hint == ""
+}
+
+# A socket connect failure is more telling than the "unhandled system
+# error" it causes.
+test_connect_failure_over_system_error if {
+	pod := _pod({
+		"exec.nccl-error.result": _m(4, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6"),
+		"exec.nccl-error.connect": _m(7, "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.kind == "NCCL could not connect to a peer over the socket network"
+	f.evidence[0].line == 7
+}
+
+# NCCL's own "Cuda failure 'out of memory'" is left to exec.cuda-oom.
+test_quiet_on_cuda_oom_inside_nccl if {
+	pod := _pod({"exec.nccl-error.cuda": _m(4, "node-1:77:90 [2] NCCL WARN Cuda failure 'out of memory'")})
+	count(nccl_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_peer_access if {
+	pod := _pod({"exec.nccl-error.cuda": _m(4, "z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices")})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.kind == "peer-to-peer access between the GPUs is not supported"
 }
 
 _re(id) := s.pattern if {
@@ -55,4 +100,9 @@ test_signatures if {
 	not regex.match(_re("exec.nccl-error.result"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
 	not regex.match(_re("exec.nccl-error.ib"), "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>")
 	not regex.match(_re("exec.nccl-error.socket"), "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>")
+	regex.match(_re("exec.nccl-error.ib"), "hostname-test:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IBP:Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv)")
+	regex.match(_re("exec.nccl-error.ibv"), "crow-19:5330:7970 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument")
+	regex.match(_re("exec.nccl-error.result"), "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error")
+	regex.match(_re("exec.nccl-error.connect"), "dgx-2:77:90 [0] misc/socket.cc:484 NCCL WARN socketPollConnect: connect returned Connection refused, exceeded error retry count (35)")
+	not regex.match(_re("exec.nccl-error.ibv"), "NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.")
 }

@@ -9,10 +9,10 @@
 # custom:
 #   severity: error
 #   owner: user
-#   explains: [job.backoff-exceeded]
+#   explains: [job.backoff-exceeded, exec.nccl-error]
 #   message:
-#     en: "A {{.op}} collective timed out{{if .timeout}} after {{.timeout}}{{end}}; the NCCL watchdog aborted the process."
-#     zh: "{{.op}} 集合通信超时{{if .timeout}}（超时时间 {{.timeout}}）{{end}}，NCCL watchdog 终止了进程。"
+#     en: "{{if .stuck}}The NCCL watchdog thread made no progress for {{.stuck}} and the heartbeat monitor aborted the process.{{else}}A {{.op}} collective timed out{{if .timeout}} after {{.timeout}}{{end}}; the NCCL watchdog aborted the process.{{end}}"
+#     zh: "{{if .stuck}}NCCL watchdog 线程 {{.stuck}} 没有进展，heartbeat monitor 终止了进程。{{else}}{{.op}} 集合通信超时{{if .timeout}}（超时时间 {{.timeout}}）{{end}}，NCCL watchdog 终止了进程。{{end}}"
 #   remediation:
 #     en: |
 #       - Look first for a rank that failed or stopped logging before the timeout: its own error (CUDA OOM, exception, Xid) is the root cause; the timeouts on the other ranks are consequences.
@@ -35,30 +35,37 @@ package traindoc.rules.exec.nccl_timeout
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
-# PyTorch 1.8-2.6: "[Rank N] Watchdog caught collective operation timeout:
-# WorkNCCL(SeqNum=.., OpType=.., ...)", with "[rankN]:" and "[PG .. Rank N]"
-# prefixes in newer versions; DeepSpeed and Ray Train print the same.
+# The watchdog's own timeout report, PyTorch 1.8-2.8: "[Rank N] Watchdog
+# caught collective operation timeout: WorkNCCL(SeqNum=.., OpType=.., ...)"
+# (with "[rankN]:" and "[PG .. Rank N]" prefixes in newer versions, inside
+# "NCCL communicator was aborted" with NCCL_ASYNC_ERROR_HANDLING, inside
+# DistBackendError in DeepSpeed, Megatron and Ray Train), "Timeout at NCCL
+# work: N" (2.2-2.5), and the flight-recorder dump that a timeout
+# triggers on this or another rank (2.4+).
 signatures contains {
 	"id": "exec.nccl-timeout.watchdog",
-	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+`,
+	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+|Received a dump signal due to a collective timeout|Received a global timeout from another rank|watchdog detected a collective timeout`,
 }
 
 # Lines that follow a watchdog abort; on their own they may also follow a
 # NCCL error, so they count only when no NCCL error was seen.
 signatures contains {
 	"id": "exec.nccl-timeout.aborted",
-	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception`,
+	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception|failure detected by watchdog at work sequence id|Exception \(either an error or timeout\) detected by watchdog|Terminating the process after attempting to dump debug info|Observed flight recorder dump signal from another rank`,
 }
 
 # Gloo collectives and monitored barriers.
 signatures contains {
 	"id": "exec.nccl-timeout.gloo",
-	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier`,
+	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|Application timeout caused pair closure`,
 }
 
 _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-timeout.gloo"}
 
-_nccl_error_ids := {"exec.nccl-error.result", "exec.nccl-error.ib", "exec.nccl-error.ofi", "exec.nccl-error.socket"}
+_nccl_error_ids := {
+	"exec.nccl-error.result", "exec.nccl-error.ib", "exec.nccl-error.ibv", "exec.nccl-error.ofi",
+	"exec.nccl-error.connect", "exec.nccl-error.socket", "exec.nccl-error.cuda", "exec.nccl-error.gloo",
+}
 
 findings contains f if {
 	some pod in input.pods
@@ -69,7 +76,7 @@ findings contains f if {
 	texts := exec.all_texts(hs)
 	f := {
 		"subject": exec.hit_subject(pod, c, hs[0]),
-		"params": {"op": _op(texts), "timeout": _timeout(texts)},
+		"params": {"op": _op(texts), "timeout": _timeout(texts), "stuck": _stuck(texts)},
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 	}
@@ -80,7 +87,7 @@ _timeout_evidence(_, _, hs) if {
 	h.id != "exec.nccl-timeout.aborted"
 }
 
-_timeout_evidence(pod, c, hs) if {
+_timeout_evidence(_, _, hs) if {
 	some t in exec.all_texts(hs)
 	regex.match(`Timeout\(ms\)|operation timeout|watchdog got stuck|Heartbeat monitor timed out`, t)
 }
@@ -98,4 +105,14 @@ _timeout(texts) := sprintf("%v min", [round(ms / 60000)]) if {
 	mss := [to_number(m[1]) | some t in texts; some m in regex.find_all_string_submatch_n(`Timeout\(ms\)=(\d+)`, t, 1)]
 	count(mss) > 0
 	ms := mss[0]
+} else := ""
+
+# The heartbeat monitor fires when the watchdog thread itself hangs (a
+# CUDA or NCCL call that never returns), not on a collective's timeout.
+_stuck(texts) := "" if {
+	some t in texts
+	contains(t, "OpType=")
+} else := sprintf("%s s", [ss[0]]) if {
+	ss := [m[1] | some t in texts; some m in regex.find_all_string_submatch_n(`watchdog got stuck for (\d+) seconds`, t, 1)]
+	count(ss) > 0
 } else := ""

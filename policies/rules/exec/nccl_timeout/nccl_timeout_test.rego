@@ -20,7 +20,7 @@ test_fires_with_same_params_on_every_rank if {
 	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": pods}
 	count(fs) == 2
 	every f in fs {
-		f.params == {"op": "REDUCE_SCATTER_BASE", "timeout": "10 min"}
+		f.params == {"op": "REDUCE_SCATTER_BASE", "timeout": "10 min", "stuck": ""}
 		f.time == "2026-03-15T06:55:28Z"
 	}
 }
@@ -35,6 +35,33 @@ test_not_aborted_after_nccl_error if {
 	count(fs) == 0
 }
 
+# The heartbeat monitor alone: the watchdog thread hung.
+test_heartbeat_monitor_alone if {
+	stuck := "[rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives."
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [_pod("w-0", {"exec.nccl-timeout.aborted": _m(stuck)})]}
+	some f in fs
+	f.params == {"op": "collective", "timeout": "", "stuck": "480 s"}
+}
+
+# A rank that only received the dump signal from another rank's timeout.
+test_dump_signal_from_another_rank if {
+	dump := "[rank6]:[E703 21:51:54.112142364 ProcessGroupNCCL.cpp:1987] [PG ID 0 PG GUID 0(default_pg) Rank 6] Received a dump signal due to a collective timeout from  rank 7 and we will try our best to dump the debug info. Last enqueued NCCL work: 56116, last completed NCCL work: 56116."
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [_pod("w-0", {"exec.nccl-timeout.watchdog": _m(dump)})]}
+	count(fs) == 1
+}
+
+# A running job whose training went on after the line is not timed out.
+test_quiet_when_training_continued if {
+	pod := {
+		"name": "w-0", "namespace": "ml", "phase": "Running", "conditions": [],
+		"containers": [{
+			"name": "pytorch", "restartCount": 0, "state": {"state": "running"}, "lastState": {},
+			"logs": [{"file": "logs/w-0/pytorch.log", "previous": false, "lines": 900, "matches": {"exec.nccl-timeout.watchdog": _m(_wd)}, "tail": [], "progress": {"lastStepLine": 800}}],
+		}],
+	}
+	count(nccl_timeout.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
+}
+
 _re(id) := s.pattern if {
 	some s in nccl_timeout.signatures
 	s.id == id
@@ -47,4 +74,8 @@ test_signatures if {
 	regex.match(_re("exec.nccl-timeout.aborted"), "[rank3]:[E1206 18:44:13.275514180 ProcessGroupNCCL.cpp:1375] [PG 0 Rank 3] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.")
 	regex.match(_re("exec.nccl-timeout.gloo"), "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete")
 	not regex.match(_re("exec.nccl-timeout.watchdog"), "NCCL INFO comm 0x55d5c0 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE")
+	regex.match(_re("exec.nccl-timeout.watchdog"), "[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.")
+	regex.match(_re("exec.nccl-timeout.aborted"), "[rank118]:[E603 17:48:01.005538748 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458")
+	not regex.match(_re("exec.nccl-timeout.watchdog"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
+	not regex.match(_re("exec.nccl-timeout.aborted"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
 }
