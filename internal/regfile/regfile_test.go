@@ -1,0 +1,129 @@
+package regfile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// withTimeout fails the test instead of hanging it when fn blocks, as
+// opening a named pipe for reading would.
+func withTimeout(t *testing.T, fn func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); fn() }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked for 5 s")
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	reg := filepath.Join(dir, "reg")
+	if err := os.WriteFile(reg, []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	loop := filepath.Join(dir, "loop")
+	fifo := filepath.Join(dir, "fifo")
+	for _, err := range []error{
+		os.Symlink("reg", link),
+		os.Symlink("loop", loop),
+		syscall.Mkfifo(fifo, 0o644),
+	} {
+		if err != nil {
+			t.Skipf("cannot make special files here: %v", err)
+		}
+	}
+	tests := []struct {
+		name    string
+		path    string
+		wantErr error // nil: opens
+	}{
+		{"regular file", reg, nil},
+		{"link to a regular file", link, nil},
+		{"named pipe", fifo, ErrNotRegular},
+		{"directory", dir, ErrNotRegular},
+		{"link loop", loop, syscall.ELOOP},
+		{"missing", filepath.Join(dir, "none"), os.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			withTimeout(t, func() {
+				f, st, err := Open(tt.path)
+				if tt.wantErr == nil {
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer f.Close()
+					if st.Size() != 4 {
+						t.Errorf("size = %d, want 4", st.Size())
+					}
+					return
+				}
+				if !errors.Is(err, tt.wantErr) {
+					t.Errorf("err = %v, want %v", err, tt.wantErr)
+				}
+				if f != nil {
+					t.Error("a file was returned with the error")
+				}
+			})
+		})
+	}
+}
+
+func TestReadFileBound(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		max     int64
+		wantErr bool
+	}{{-1, false}, {10, false}, {9, true}, {0, true}} {
+		b, err := ReadFile(p, tt.max)
+		var tl *TooLargeError
+		if tt.wantErr != errors.As(err, &tl) {
+			t.Errorf("max %d: err = %v", tt.max, err)
+		}
+		if !tt.wantErr && string(b) != "0123456789" {
+			t.Errorf("max %d: read %q", tt.max, b)
+		}
+	}
+}
+
+// endless is a reader that never ends and counts what was read from it.
+type endless struct{ n int64 }
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestReadAtMostEndless: a source larger than its declared size (a file
+// still being written, a /proc file) is cut after max+1 bytes.
+func TestReadAtMostEndless(t *testing.T) {
+	const max = 1 << 20
+	r := &endless{}
+	_, err := ReadAtMost(r, max)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Error() != "larger than 1 MiB" {
+		t.Fatalf("err = %v, want larger than 1 MiB", err)
+	}
+	if r.n > max+64<<10 {
+		t.Errorf("read %d bytes for a bound of %d", r.n, max)
+	}
+	b, err := ReadAtMost(io.LimitReader(&endless{}, max), max)
+	if err != nil || len(b) != max {
+		t.Errorf("exactly max bytes: %d, %v", len(b), err)
+	}
+}
