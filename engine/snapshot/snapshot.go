@@ -204,7 +204,7 @@ func (s *Snapshot) readObjects(p, rel string) {
 	if err != nil {
 		var tl *regfile.TooLargeError
 		if errors.As(err, &tl) {
-			s.warn("%s: %v, skipped", rel, err)
+			s.warn("%s: %v, skipped", rel, tl)
 			return
 		}
 		s.warn("%s: %v", rel, err)

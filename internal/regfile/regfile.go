@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -26,7 +27,7 @@ func Open(path string) (*os.File, os.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, nil, notRegular(st)
+		return nil, nil, notRegular(path, st)
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
 	if err != nil {
@@ -39,13 +40,14 @@ func Open(path string) (*os.File, os.FileInfo, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, nil, notRegular(st)
+		return nil, nil, notRegular(path, st)
 	}
 	return f, st, nil
 }
 
-// ReadFile reads a regular file whole, failing when it holds more than max
-// bytes; max < 0 means no bound.
+// ReadFile reads a regular file whole, failing with a *TooLargeError when
+// it holds more than max bytes (max < 0 means no bound). The size is
+// checked before reading, so a huge file costs nothing.
 func ReadFile(path string, max int64) ([]byte, error) {
 	f, st, err := Open(path)
 	if err != nil {
@@ -53,9 +55,13 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	}
 	defer f.Close()
 	if max >= 0 && st.Size() > max {
-		return nil, &TooLargeError{Max: max}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Max: max}}
 	}
-	return ReadAtMost(f, max)
+	b, err := ReadAtMost(f, max)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	return b, nil
 }
 
 // ReadAtMost reads r to its end, but never more than max+1 bytes, so a file
@@ -85,8 +91,8 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("larger than %d bytes", e.Max)
 }
 
-func notRegular(st os.FileInfo) error {
-	return fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))
+func notRegular(path string, st os.FileInfo) error {
+	return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))}
 }
 
 // Describe says why a file of mode m is not opened, for messages:
