@@ -58,9 +58,9 @@ func TestParseObjectsHostile(t *testing.T) {
 			if len(warns) != 1 || !strings.HasPrefix(warns[0], "bomb.yaml: ") || !strings.Contains(warns[0], tt.want) {
 				t.Errorf("warnings = %q, want one naming bomb.yaml and saying %q", warns, tt.want)
 			}
-			// The input is at most 500 KiB; a parser that expanded it would
-			// allocate gigabytes.
-			if n > 256<<20 {
+			// The inputs are at most 500 KiB and cost under 8 MiB to
+			// reject; a parser that expanded them would need gigabytes.
+			if n > 64<<20 {
 				t.Errorf("allocated %d MiB", n>>20)
 			}
 		})
