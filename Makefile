@@ -6,8 +6,9 @@ LDFLAGS   := -s -w -X main.version=$(VERSION)
 BIN       := bin/traindoc
 FIXTURES  := $(sort $(dir $(wildcard fixtures/*/expected.yaml)))
 OUT       ?= out
+FUZZTIME  ?= 1m
 
-.PHONY: help build demo fixtures test test-short test-rego vet fmt-check fmt-rego bench clean
+.PHONY: help build demo fixtures test test-short test-rego vet fmt-check fmt-rego bench fuzz fuzz-short clean
 
 help: ## list targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -47,6 +48,12 @@ fmt-rego: ## format the Rego rules in place
 
 bench: fixtures ## benchmarks recorded in README (log scan throughput and memory)
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/logscan/ ./engine/diagnose/
+
+fuzz: ## run every Go fuzz target (found by hack/fuzz.sh), one at a time, FUZZTIME each (default 1m)
+	FUZZTIME=$(FUZZTIME) GO=$(GO) hack/fuzz.sh
+
+fuzz-short: ## every fuzz target for 5 s, short enough for make test
+	FUZZTIME=5s GO=$(GO) hack/fuzz.sh
 
 test-deps: browser-deps ## install what the tests need (Chromium; the API server binaries are built by the test target)
 

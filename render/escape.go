@@ -49,16 +49,12 @@ func cleanControl(s string) string {
 // text stays on its line (a newline could start a new block or end a table
 // row).
 func escapeInline(s string) string {
-	s = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s)
-	s = cleanControl(s)
-	// Leading spaces could make an indented code block; they carry no
-	// meaning in inline text.
-	s = strings.TrimSpace(s)
+	s = inlineText(s)
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if strings.IndexByte(inlineSpecials, c) >= 0 {
+		if strings.IndexByte(inlineSpecials, c) >= 0 || templatePercent(s, i) {
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)
@@ -80,6 +76,26 @@ func escapeInline(s string) string {
 	}
 	return out
 }
+
+// templatePercent reports whether s[i] is the '%' of a "{%" or "%}".
+// Escaped braces already keep "{{" and "}}" apart; escaping this '%' too
+// means no template engine a Markdown file may pass through (Liquid in
+// Jekyll, Jinja, Hugo) sees a tag in untrusted text. A lone "98%" is left
+// as it is.
+func templatePercent(s string, i int) bool {
+	return s[i] == '%' && ((i > 0 && s[i-1] == '{') || (i+1 < len(s) && s[i+1] == '}'))
+}
+
+// inlineText is what escapeInline(s) reads as once rendered: one line,
+// control characters made visible, no surrounding space (leading spaces
+// could make an indented code block; they carry no meaning in inline
+// text).
+func inlineText(s string) string {
+	s = lineBreaks.Replace(s)
+	return strings.TrimSpace(cleanControl(s))
+}
+
+var lineBreaks = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 // defuseAutolinks stops GFM's autolink extension from turning URLs and
 // e-mail addresses in untrusted text into links: an escaped ':' , '.' or

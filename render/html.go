@@ -63,7 +63,7 @@ var _ parser.IDs = (*headingIDs)(nil)
 func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 	base := slugify(string(value))
 	if base == "" {
-		base = "section"
+		base = "section" // see headingSlug
 	}
 	id := base
 	for n := 1; h.used[id]; n++ {

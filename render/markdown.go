@@ -128,6 +128,17 @@ func jobHeading(job *report.Job) string {
 	return job.Kind + " " + job.Namespace + "/" + job.Name
 }
 
+// headingSlug is the id the HTML renderer gives a heading written as
+// escapeInline(text) (see headingIDs.Generate), so that a link to it
+// leads somewhere whatever the text holds: line breaks, tabs, or nothing
+// a slug keeps.
+func headingSlug(text string) string {
+	if s := slugify(inlineText(text)); s != "" {
+		return s
+	}
+	return "section"
+}
+
 func (w *mdWriter) warnings(ws []string) {
 	if len(ws) == 0 {
 		return
@@ -152,7 +163,7 @@ func (w *mdWriter) index(jobs []report.Job) {
 			sev = w.severityBadge(j.Primary.Severity)
 		}
 		w.printf("| [%s](#%s) | %s | %s | %s |\n",
-			escapeInline(j.Namespace+"/"+j.Name), slugify(cleanControl(jobHeading(j))),
+			escapeInline(j.Namespace+"/"+j.Name), headingSlug(jobHeading(j)),
 			w.verdictBadge(j.Healthy), cause, sev)
 	}
 	w.printf("\n")

@@ -13,14 +13,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // maxExecFile bounds how much of one output file is read; the collector
@@ -111,8 +114,10 @@ func parseOne(out *evidence.ExecOutputs, base, rel string, data []byte, now time
 	return nil
 }
 
+// readLimited reads at most maxExecFile bytes of a regular file; a named
+// pipe would block the reader forever, so it is an error.
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -166,4 +171,55 @@ func lines(r io.Reader) ([]string, error) {
 	s := strings.ToValidUTF8(string(data), "\uFFFD")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return strings.Split(s, "\n"), nil
+}
+
+// quantity reads a size, a count or a percentage. Anything that is not a
+// finite number ≥ 0 (NaN, Inf, more digits than a float64 holds, a
+// negative value) reads as 0: evidence is encoded as JSON for the rules,
+// and JSON has no NaN or Inf, so one such value would fail the diagnosis.
+func quantity(s string) float64 {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0
+	}
+	return finite(v)
+}
+
+// finite is v when it is a finite number ≥ 0, else 0.
+func finite(v float64) float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+		return 0
+	}
+	return v
+}
+
+// count reads a number of nodes or processes: 0 when it is not a
+// non-negative integer that fits an int.
+func count(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// addCount adds non-negative counts without wrapping around.
+func addCount(a, b int) int {
+	if b > math.MaxInt-a {
+		return math.MaxInt
+	}
+	return a + b
+}
+
+// mean is the average of vs, computed so that large values cannot
+// overflow the sum.
+func mean(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	var m float64
+	for _, v := range vs {
+		m += v / float64(len(vs))
+	}
+	return finite(m)
 }

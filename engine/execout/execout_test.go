@@ -220,20 +220,3 @@ func TestTrimMiddle(t *testing.T) {
 		t.Error("short text changed")
 	}
 }
-
-// FuzzParsers checks that no parser panics on arbitrary input.
-func FuzzParsers(f *testing.F) {
-	names, _ := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	for _, n := range names {
-		if b, err := os.ReadFile(n); err == nil {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		_, _ = ParseNvidiaSMI(strings.NewReader(string(data)))
-		_, _ = ParseRayStatus(strings.NewReader(string(data)))
-		_, _ = ParseRayJobList(strings.NewReader(string(data)))
-		_, _ = ParseCheckpointsAt(strings.NewReader(string(data)), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		_ = trimMiddle(string(data), 64)
-	})
-}

@@ -70,13 +70,11 @@ func ParseNvidiaSMI(r io.Reader) (*evidence.NvidiaSMI, error) {
 	if len(out.GPUs) == 0 && out.Error == "" {
 		return nil, fmt.Errorf("nvidia-smi: %w", errUnrecognised)
 	}
-	var sum float64
-	for _, g := range out.GPUs {
-		sum += g.Utilization
+	utils := make([]float64, len(out.GPUs))
+	for i, g := range out.GPUs {
+		utils[i] = g.Utilization
 	}
-	if len(out.GPUs) > 0 {
-		out.AvgUtilization = round2(sum / float64(len(out.GPUs)))
-	}
+	out.AvgUtilization = round2(mean(utils))
 	return out, nil
 }
 
@@ -108,14 +106,14 @@ func parseSMITable(ls []string, out *evidence.NvidiaSMI) {
 		g := evidence.GPU{Index: idx, Name: strings.TrimSpace(m[2])}
 		next := ls[i+1]
 		if mm := smiMemory.FindStringSubmatch(next); mm != nil {
-			g.MemoryUsed, _ = strconv.ParseFloat(mm[1], 64)
-			g.MemoryTotal, _ = strconv.ParseFloat(mm[2], 64)
+			g.MemoryUsed = quantity(mm[1])
+			g.MemoryTotal = quantity(mm[2])
 		}
 		// Utilization is the first percentage of the last cell ("0%
 		// Default"); the fan cell of the first may hold one too.
 		nc := strings.Split(strings.Trim(next, "|"), "|")
 		if mu := smiUtil.FindStringSubmatch(nc[len(nc)-1]); mu != nil {
-			g.Utilization, _ = strconv.ParseFloat(mu[1], 64)
+			g.Utilization = quantity(mu[1])
 		}
 		out.GPUs = append(out.GPUs, g)
 	}
@@ -197,18 +195,14 @@ func number(s string) float64 {
 	if len(f) == 0 {
 		return 0
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil {
-		return 0
-	}
-	return v
+	return quantity(f[0])
 }
 
 // mib reads a memory value in MiB ("81559 MiB", "81559"), converting GiB.
 func mib(s string) float64 {
 	v := number(s)
 	if strings.Contains(s, "GiB") {
-		v *= 1024
+		v = finite(v * 1024)
 	}
 	return v
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -52,24 +51,21 @@ func ParseRayStatus(r io.Reader) (*evidence.RayStatus, error) {
 		case "Active", "Idle", "Healthy":
 			recognised = true
 			if m := rayNodeCount.FindStringSubmatch(l); m != nil && !strings.HasPrefix(strings.Fields(t)[1], "node_") {
-				n, _ := strconv.Atoi(m[1])
-				out.ActiveNodes += n
+				out.ActiveNodes = addCount(out.ActiveNodes, count(m[1]))
 			} else {
-				out.ActiveNodes++
+				out.ActiveNodes = addCount(out.ActiveNodes, 1)
 			}
 		case "Pending":
 			recognised = true
 			if m := rayLaunching.FindStringSubmatch(t); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				out.PendingNodes += n
+				out.PendingNodes = addCount(out.PendingNodes, count(m[1]))
 			} else {
-				out.PendingNodes++
+				out.PendingNodes = addCount(out.PendingNodes, 1)
 			}
 		case "Usage":
 			if m := rayUsage.FindStringSubmatch(l); m != nil {
 				recognised = true
-				used, _ := strconv.ParseFloat(m[1], 64)
-				total, _ := strconv.ParseFloat(m[2], 64)
+				used, total := quantity(m[1]), quantity(m[2])
 				if m[3] == "GPU" {
 					out.GPUsUsed, out.GPUsTotal = used, total
 				} else {

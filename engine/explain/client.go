@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -316,7 +317,13 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return 0
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second))
+		// Converting a float beyond the range of a Duration gives an
+		// arbitrary (negative, on amd64) value, so saturate first.
+		d := s * float64(time.Second)
+		if d >= math.MaxInt64 {
+			return math.MaxInt64
+		}
+		return time.Duration(d)
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
 		return t.Sub(now)

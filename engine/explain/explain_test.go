@@ -3,6 +3,7 @@ package explain
 import (
 	"bytes"
 	"context"
+	"math"
 	"net"
 	"strings"
 	"testing"
@@ -370,6 +371,12 @@ func TestRetryAfter(t *testing.T) {
 		{"0.5", 500 * time.Millisecond},
 		{"Wed, 01 Jan 2025 00:00:10 GMT", 10 * time.Second},
 		{"soon", 0},
+		// Found by FuzzRetryAfter: too many seconds for a Duration used to
+		// convert to a negative wait, and the hint was dropped.
+		{"1e300", math.MaxInt64},
+		{"Inf", math.MaxInt64},
+		{"NaN", 0},
+		{"-1", 0},
 	}
 	for _, tt := range tests {
 		if got := parseRetryAfter(tt.in, now); got != tt.want {

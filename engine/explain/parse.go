@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/redact"
@@ -65,23 +66,60 @@ func parseJSONAnswer(text string) (answer, bool) {
 		return answer{}, false
 	}
 	var a answer
-	found := 0
-	for k, v := range m {
-		switch fieldAliases[strings.ToLower(strings.TrimSpace(k))] {
+	set := map[string]bool{}
+	for _, k := range answerKeys(m) {
+		field := fieldAliases[normKey(k)]
+		if set[field] {
+			continue
+		}
+		set[field] = true
+		v := m[k]
+		switch field {
 		case "healthy":
 			a.Healthy = scalar(v)
 		case "error":
 			a.Error = scalar(v)
-			found++
 		case "analysis":
 			a.Analysis = scalar(v)
-			found++
 		case "solution":
 			a.Solution = steps(v)
+		}
+	}
+	found := 0
+	for _, f := range []string{"error", "analysis", "solution"} {
+		if set[f] {
 			found++
 		}
 	}
 	return a, found >= 2
+}
+
+func normKey(k string) string { return strings.ToLower(strings.TrimSpace(k)) }
+
+// answerKeys returns the keys of m that name a field, in the order they
+// are used: when a model gives a field twice ("error" and "cause"), the
+// field's own name wins, then the alphabetically first alias, so the
+// answer does not depend on map order.
+func answerKeys(m map[string]any) []string {
+	var keys []string
+	for k := range m {
+		if fieldAliases[normKey(k)] != "" {
+			keys = append(keys, k)
+		}
+	}
+	rank := func(k string) int {
+		if n := normKey(k); fieldAliases[n] == n {
+			return 0
+		}
+		return 1
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if ri, rj := rank(keys[i]), rank(keys[j]); ri != rj {
+			return ri < rj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
 }
 
 func scalar(v any) string {
@@ -196,17 +234,24 @@ func splitSteps(s string) []string {
 			break
 		}
 	}
-	var out []string
+	// Each step is collected as its lines and joined once: appending to
+	// a growing string would copy it for every continuation line, which
+	// is quadratic in a long answer.
+	var parts [][]string
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
 		if t == "" || t == "```" {
 			continue
 		}
-		if !marked || stepMarker.MatchString(l) || len(out) == 0 {
-			out = append(out, stripMarker(t))
+		if !marked || stepMarker.MatchString(l) || len(parts) == 0 {
+			parts = append(parts, []string{stripMarker(t)})
 			continue
 		}
-		out[len(out)-1] += " " + t
+		parts[len(parts)-1] = append(parts[len(parts)-1], t)
+	}
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = strings.Join(p, " ")
 	}
 	return out
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 //go:embed templates
@@ -24,6 +25,10 @@ var builtinFS embed.FS
 
 // Languages are the prompt languages.
 var Languages = []string{"en", "zh"}
+
+// maxTemplate bounds an override template; the built-in ones are a few
+// KiB.
+const maxTemplate = 1 << 20
 
 // defaultKind names the built-in (or override) template for kinds without
 // their own.
@@ -109,7 +114,9 @@ func loadTemplates(dirs []promptDir) (*templates, error) {
 			return nil, err
 		}
 		for _, f := range files {
-			body, err := os.ReadFile(f.path)
+			// A snapshot's prompts/ may hold anything: a named pipe
+			// would block the read, a link to /dev/zero never end it.
+			body, err := regfile.ReadFile(f.path, maxTemplate)
 			if err != nil {
 				return nil, fmt.Errorf("read prompt template: %w", err)
 			}

@@ -18,10 +18,15 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // maxObjectFile bounds the size of one object file; logs have no bound
-// because they are streamed, but objects are parsed whole.
+// because they are streamed, but objects are parsed whole. The YAML
+// parser's node tree costs about 20 times the file in memory for kubectl
+// output and up to about 100 times for dense flow YAML ("[1,1,1,...]"),
+// so this bound is also what bounds memory.
 const maxObjectFile = 256 << 20
 
 // Snapshot is everything read from a snapshot directory.
@@ -130,7 +135,7 @@ func Read(dir string) (*Snapshot, error) {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") {
+		if strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
 		switch strings.ToLower(path.Ext(rel)) {
@@ -139,6 +144,10 @@ func Read(dir string) (*Snapshot, error) {
 			return nil
 		}
 		if nonObjectFiles[rel] {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			s.warnSpecial(rel, d.Type())
 			return nil
 		}
 		s.readObjects(p, rel)
@@ -156,8 +165,19 @@ func (s *Snapshot) warn(format string, args ...any) {
 	s.Warnings = append(s.Warnings, fmt.Sprintf(format, args...))
 }
 
+// warnSpecial names a file that is skipped because it is not a regular
+// file. Object files behind symbolic links are not followed: they could
+// point anywhere on the machine reading the snapshot.
+func (s *Snapshot) warnSpecial(rel string, mode fs.FileMode) {
+	if mode&fs.ModeSymlink != 0 {
+		s.warn("%s: symbolic link, not followed", rel)
+		return
+	}
+	s.warn("%s: %s, skipped", rel, regfile.Describe(mode))
+}
+
 func (s *Snapshot) readMeta() error {
-	b, err := os.ReadFile(filepath.Join(s.Dir, "snapshot.yaml"))
+	b, err := regfile.ReadFile(filepath.Join(s.Dir, "snapshot.yaml"), maxObjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -179,31 +199,41 @@ func (s *Snapshot) readMeta() error {
 	return nil
 }
 
-// readObjects parses one file: a single object, several YAML documents, or
-// a List, in YAML or JSON (YAML is a superset of JSON, and its parser gives
-// line numbers for both).
+// readObjects reads one object file. Only regular files are opened (a
+// named pipe would block forever), and a file larger than maxObjectFile is
+// skipped by its size, without being read.
 func (s *Snapshot) readObjects(p, rel string) {
-	f, err := os.Open(p)
+	b, err := regfile.ReadFile(p, maxObjectFile)
 	if err != nil {
+		var tl *regfile.TooLargeError
+		if errors.As(err, &tl) {
+			s.warn("%s: %v, skipped", rel, tl)
+			return
+		}
 		s.warn("%s: %v", rel, err)
 		return
 	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxObjectFile+1))
-	if err != nil {
-		s.warn("%s: %v", rel, err)
-		return
-	}
-	if len(b) > maxObjectFile {
-		s.warn("%s: larger than %d MiB, skipped", rel, maxObjectFile>>20)
-		return
-	}
+	objs, warnings := parseObjects(b, rel)
+	s.Objects = append(s.Objects, objs...)
+	s.Warnings = append(s.Warnings, warnings...)
+}
+
+// parseObjects parses the bytes of one object file: a single object,
+// several YAML documents, or a List, in YAML or JSON (YAML is a superset of
+// JSON, and its parser gives line numbers for both). rel names the file in
+// the objects and in the warnings, which say what was not understood. It
+// never fails: a file that is not YAML at all is one warning.
+//
+// The parser bounds nesting depth and alias expansion (a "billion laughs"
+// document is rejected after a few thousand nodes), so neither recursion
+// below nor memory can run away on hostile input.
+func parseObjects(b []byte, rel string) ([]*Object, []string) {
+	p := &Snapshot{}
 	if bytes.IndexByte(b, 0) >= 0 {
-		s.warn("%s: binary data, not YAML or JSON", rel)
-		return
+		p.warn("%s: binary data, not YAML or JSON", rel)
+		return nil, p.Warnings
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(b))
-	found := 0
 	for doc := 1; ; doc++ {
 		var raw any
 		err := dec.Decode(&raw)
@@ -211,23 +241,22 @@ func (s *Snapshot) readObjects(p, rel string) {
 			break
 		}
 		if err != nil {
-			s.warn("%s: %s", rel, yamlError(err))
-			return
+			p.warn("%s: %s", rel, yamlError(err))
+			break
 		}
 		if raw == nil {
 			continue
 		}
 		m, ok := normalise(raw).(map[string]any)
 		if !ok {
-			s.warn("%s: document %d is not a Kubernetes object", rel, doc)
+			p.warn("%s: document %d is not a Kubernetes object", rel, doc)
 			continue
 		}
-		n, err := s.addObject(m, rel)
-		if err != nil {
-			s.warn("%s: document %d: %v", rel, doc, err)
+		if _, err := p.addObject(m, rel); err != nil {
+			p.warn("%s: document %d: %v", rel, doc, err)
 		}
-		found += n
 	}
+	return p.Objects, p.Warnings
 }
 
 // yamlError makes the parser's message name the line in the usual
@@ -317,6 +346,9 @@ func (s *Snapshot) readLogs(dir string) {
 				if f.IsDir() || !strings.HasSuffix(f.Name(), ".log") {
 					continue
 				}
+				if !s.isLogFile(filepath.Join(dir, name, f.Name()), path.Join("logs", name, f.Name()), f.Type()) {
+					continue
+				}
 				c := strings.TrimSuffix(f.Name(), ".log")
 				prev := strings.HasSuffix(c, ".previous")
 				c = strings.TrimSuffix(c, ".previous")
@@ -329,6 +361,9 @@ func (s *Snapshot) readLogs(dir string) {
 			continue
 		}
 		if strings.HasSuffix(name, ".log") {
+			if !s.isLogFile(filepath.Join(dir, name), path.Join("logs", name), e.Type()) {
+				continue
+			}
 			pod := strings.TrimSuffix(name, ".log")
 			prev := strings.HasSuffix(pod, ".previous")
 			pod = strings.TrimSuffix(pod, ".previous")
@@ -344,6 +379,29 @@ func (s *Snapshot) readLogs(dir string) {
 			return refs[a].Previous && !refs[b].Previous
 		})
 	}
+}
+
+// isLogFile reports whether a log entry can be streamed: a regular file
+// or a symbolic link to one (the kubelet's log folders are links). Anything
+// else, a named pipe above all, would block the scanner that opens it, so
+// it is skipped with a warning.
+func (s *Snapshot) isLogFile(p, rel string, mode fs.FileMode) bool {
+	if mode.IsRegular() {
+		return true
+	}
+	if mode&fs.ModeSymlink != 0 {
+		st, err := os.Stat(p)
+		if err != nil {
+			s.warn("%s: %v", rel, err)
+			return false
+		}
+		mode = st.Mode()
+		if mode.IsRegular() {
+			return true
+		}
+	}
+	s.warn("%s: %s, skipped", rel, regfile.Describe(mode))
+	return false
 }
 
 func (s *Snapshot) readExec(dir string) {

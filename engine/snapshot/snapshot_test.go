@@ -93,21 +93,3 @@ func TestBadCollectedAt(t *testing.T) {
 		t.Errorf("warnings = %q, collectedAt = %q", s.Warnings, s.CollectedAt)
 	}
 }
-
-// FuzzRead feeds arbitrary bytes as an object file: reading must never
-// panic, and whatever is not understood becomes a warning.
-func FuzzRead(f *testing.F) {
-	f.Add([]byte("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\n"))
-	f.Add([]byte("{\"kind\": \"List\", \"apiVersion\": \"v1\", \"items\": [1, 2]}"))
-	f.Add([]byte("kind: List\napiVersion: v1\nitems: {a: b}\n"))
-	f.Add([]byte("- a\n- b\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		if err := os.WriteFile(filepath.Join(dir, "x.yaml"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := Read(dir); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
