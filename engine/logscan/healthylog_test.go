@@ -23,6 +23,10 @@ import (
 // export of test files, those of logscan_test) measure gates and speed
 // on it.
 
+// HealthyLogVersion changes whenever the generator's output does, so
+// that logs cached by benchmarks are written again.
+const HealthyLogVersion = 1
+
 // HealthyProfiles are the styles WriteHealthyLog knows.
 var HealthyProfiles = []string{"megatron", "hf-trainer", "deepspeed", "lightning", "plain", "ray-train"}
 
