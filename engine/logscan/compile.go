@@ -4,10 +4,17 @@
 // training progress read with the progress patterns they declare.
 //
 // What a line means lives in the rules (Rego), not here: this package only
-// knows how to find the lines cheaply. Compile turns all declared patterns
-// into one literal automaton plus the regexps that confirm a hit, so that
-// a log is read exactly once and most lines are rejected by a single
-// pass of the automaton without running any regexp.
+// knows how to find the lines cheaply. Compile derives from every regexp a
+// gate, a few literals one of which every match contains (see literal.go),
+// and puts all gates into one automaton, so that a log is read exactly
+// once and most lines are rejected by a single pass of the automaton
+// without running any regexp; a regexp runs only on lines its gate lets
+// through, from where the hit says a match can start.
+//
+// Nothing is lost silently: every byte read is matched or counted as
+// skipped with a reason (a binary file, the middle of an over-long line,
+// NUL bytes), and carriage-return redraws and terminal escapes do not hide
+// what a line says.
 package logscan
 
 import (

@@ -49,6 +49,24 @@ var commonWords = map[string]float64{
 // blanks only: such short sequences ("): ", "%|", " | ") are everywhere.
 const punctOnlyBits = 8
 
+// wordPieces maps every piece (of two bytes or more) of a common word to
+// the cost of the cheapest common word it is part of.
+var wordPieces = func() map[string]float64 {
+	m := map[string]float64{}
+	for w, b := range commonWords {
+		for i := 0; i < len(w); i++ {
+			for j := i + 2; j <= len(w); j++ {
+				if p := w[i:j]; p != w {
+					if old, ok := m[p]; !ok || b < old {
+						m[p] = b
+					}
+				}
+			}
+		}
+	}
+	return m
+}()
+
 // litCost estimates the share of log lines that contain l and pass its
 // checks.
 func litCost(l lit) float64 {
@@ -87,15 +105,9 @@ func wordBits(w string, fold, atEdge bool) float64 {
 	if b, ok := commonWords[lw]; ok {
 		return b
 	}
-	if atEdge && len(lw) >= 2 {
-		best := math.Inf(1)
-		for cw, b := range commonWords {
-			if len(cw) > len(lw) && strings.Contains(cw, lw) {
-				best = math.Min(best, b)
-			}
-		}
-		if !math.IsInf(best, 1) {
-			return best
+	if atEdge {
+		if b, ok := wordPieces[lw]; ok {
+			return b
 		}
 	}
 	bits := 0.0

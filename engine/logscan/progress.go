@@ -298,6 +298,27 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 	}
 }
 
+// covered tells whether every field p can read is already set on the
+// line: then p's match would change nothing and need not run.
+func (p *progressPattern) covered(lp *lineProgress) bool {
+	if _, ok := p.group["step"]; ok && !lp.hasStep {
+		return false
+	}
+	if _, ok := p.group["total"]; ok && !lp.hasTotal {
+		return false
+	}
+	if _, ok := p.group["loss"]; ok && !lp.hasLoss && !lp.nonFiniteLoss {
+		return false
+	}
+	if _, ok := p.group["value"]; ok {
+		if _, unit := p.group["unit"]; unit || p.fixed == nil {
+			return lp.hasRate == [3]bool{true, true, true}
+		}
+		return lp.hasRate[unitIndex(p.fixed.unit)]
+	}
+	return true
+}
+
 // parseCount reads a step count, tolerating thousands separators.
 func parseCount(b []byte) (int64, bool) {
 	b = bytes.TrimSpace(b)

@@ -334,6 +334,13 @@ func (st *scanState) chunk(b []byte, more bool) {
 			st.lastTS = append(st.lastTS[:0], ts...)
 		}
 		st.partial = partial
+		if !more && !partial && !st.joining && len(text) <= st.opts.MaxLineBytes {
+			// The common case: a whole line in one piece, matched where
+			// it lies in the read buffer.
+			st.inLine = false
+			st.logical(text, nil, st.tsOrNil())
+			return
+		}
 		if !st.joining {
 			st.buf.reset()
 		}
@@ -365,12 +372,15 @@ func (st *scanState) finishLine() {
 		st.longLines++
 		st.longSkipped += skipped
 	}
-	var ts []byte
-	if len(st.ts) > 0 {
-		ts = st.ts
-	}
-	st.logical(head, tail, ts)
+	st.logical(head, tail, st.tsOrNil())
 	st.buf.reset()
+}
+
+func (st *scanState) tsOrNil() []byte {
+	if len(st.ts) == 0 {
+		return nil
+	}
+	return st.ts
 }
 
 // countLines counts the lines of a binary file without looking at them.
@@ -748,6 +758,9 @@ func (st *scanState) progress(text, ts []byte) {
 	var lp lineProgress
 	for i, pi := range st.progCand {
 		p := &st.s.progress[pi]
+		if st.stats == nil && p.covered(&lp) {
+			continue // what it could read, earlier patterns read
+		}
 		loc, _ := st.search(st.progTarget[i], p.re, text, true)
 		if loc != nil && st.stats != nil {
 			st.stats.confirmed[st.progTarget[i]]++
