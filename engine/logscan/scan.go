@@ -221,6 +221,7 @@ type scanState struct {
 	cands      []int32
 	headHit    bool
 	clean      [2][]byte
+	spare      []byte
 	progCand   []int32
 	progTarget []int32
 	hit        func(int32, int)
@@ -483,10 +484,9 @@ func (st *scanState) cleanText(i int, text []byte) []byte {
 		text = st.clean[i]
 	}
 	if !utf8.Valid(text) {
-		// stripANSI's output is in clean[i]; appendValidUTF8 cannot
-		// write over its own input, so go through the other end.
-		tmp := appendValidUTF8(nil, text)
-		st.clean[i] = append(st.clean[i][:0], tmp...)
+		// text may be clean[i]: write into the spare buffer and swap.
+		st.spare = appendValidUTF8(st.spare[:0], text)
+		st.clean[i], st.spare = st.spare, st.clean[i]
 		text = st.clean[i]
 	}
 	return text
