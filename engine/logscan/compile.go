@@ -141,6 +141,9 @@ type progressPattern struct {
 	// fixed converts values when the pattern has no unit group.
 	fixed *unitConv
 	group map[string]int
+	// The indexes of the named groups, 0 when absent (read per line,
+	// where a map lookup would show).
+	step, total, loss, value, unit int
 }
 
 func (s *Scanner) tracebackTarget() int32 { return int32(len(s.sigs) + len(s.progress)) }
@@ -266,6 +269,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			}
 			p.group[name] = gi
 		}
+		p.step, p.total, p.loss, p.value, p.unit = p.group["step"], p.group["total"], p.group["loss"], p.group["value"], p.group["unit"]
 		_, hasStep := p.group["step"]
 		_, hasLoss := p.group["loss"]
 		_, hasValue := p.group["value"]

@@ -177,3 +177,23 @@ func TestScanAgreesWithRegexp(t *testing.T) {
 		}
 	}
 }
+
+// TestHints checks when a rule's hint gates its pattern: when the regexp
+// yields nothing selective, or something less selective than the hint.
+func TestHints(t *testing.T) {
+	tests := []struct {
+		pattern, hint string
+		want          []string
+	}{
+		{`\w+ \d+ \w+`, "segfault", []string{`"segfault"`}},
+		{`(?i)\w+ \d+ \w+`, "SegFault", []string{`(?i)"segfault"`}},
+		{`step \d+ .*exploded`, "step", []string{`"exploded"`}},
+		{`\d+ Killed`, "ld was Killed", []string{`"ld was Killed"`}},
+	}
+	for _, tt := range tests {
+		s := mustCompile(t, []map[string]any{sig("x", tt.pattern, tt.hint)}, nil)
+		if got := s.Gates()[0].Literals; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s hinted %q: gate %q, want %q", tt.pattern, tt.hint, got, tt.want)
+		}
+	}
+}
