@@ -14,6 +14,14 @@ type LogFile struct {
 	// Binary is true when the file looked like binary data; such lines are
 	// counted but not matched.
 	Binary bool `json:"binary,omitempty"`
+	// SkippedBytes counts the bytes that were read but not matched (all of
+	// a binary file, the middle of over-long lines, NUL bytes); Skipped
+	// says why. Every other byte of the file was matched.
+	SkippedBytes int64        `json:"skippedBytes,omitempty"`
+	Skipped      []SkipReason `json:"skipped,omitempty"`
+	// LongLines counts lines longer than the scanner's line limit: their
+	// head and tail were matched, their middle skipped.
+	LongLines int `json:"longLines,omitempty"`
 	// FirstTime and LastTime are the first and last --timestamps prefixes.
 	FirstTime string `json:"firstTime,omitempty"`
 	LastTime  string `json:"lastTime,omitempty"`
@@ -27,6 +35,15 @@ type LogFile struct {
 	Exception string `json:"exception,omitempty"`
 	// Progress is what the progress patterns extracted from this file.
 	Progress *LogProgress `json:"progress,omitempty"`
+}
+
+// SkipReason is why some bytes of a log were not matched.
+type SkipReason struct {
+	// Reason is "binary", "long-line" or "nul".
+	Reason string `json:"reason"`
+	Bytes  int64  `json:"bytes"`
+	// Lines is how many lines the bytes belong to, when known.
+	Lines int `json:"lines,omitempty"`
 }
 
 // SignatureMatch aggregates the matches of one signature in one file.

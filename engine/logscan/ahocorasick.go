@@ -34,6 +34,85 @@ type acLiteral struct {
 	orig    []byte // as written, for verifying case-sensitive literals
 	fold    bool
 	targets []int32
+	// backs are, per target, how far into a match the literal may start
+	// (-1: unbounded), see lit.back.
+	backs []int32
+	// before and after are checks on the neighbouring bytes, verified
+	// at the (rare) hit like case.
+	before, after acEdge
+}
+
+func (l *acLiteral) add(target int32, back int) {
+	for i, t := range l.targets {
+		if t == target {
+			l.backs[i] = int32(maxBack(int(l.backs[i]), back))
+			return
+		}
+	}
+	l.targets = append(l.targets, target)
+	l.backs = append(l.backs, int32(back))
+}
+
+// acEdge is a resolved edge check: after skipping up to maxSkip bytes in
+// skip (away from the literal), a byte in want, or the end of the text
+// when atEdge. An inactive check always passes.
+type acEdge struct {
+	active bool
+	atEdge bool
+	skip   byteSet
+	want   byteSet
+}
+
+// resolveEdges turns a literal's checks into byte checks; a word
+// boundary depends on whether the literal starts (ends) with a word
+// character.
+func resolveEdges(l lit) (before, after acEdge) {
+	resolve := func(e edge, b byte) acEdge {
+		switch e.kind {
+		case edgeBoundary:
+			if isWordByte(b) {
+				return acEdge{active: true, atEdge: true, want: nonWordBytes}
+			}
+			return acEdge{active: true, want: wordBytes}
+		case edgeClass:
+			return acEdge{active: true, atEdge: e.atEdge, skip: e.skip, want: e.want}
+		}
+		return acEdge{}
+	}
+	if l.text == "" {
+		return acEdge{}, acEdge{}
+	}
+	return resolve(l.before, l.text[0]), resolve(l.after, l.text[len(l.text)-1])
+}
+
+// checkBefore verifies e on the bytes before text[start].
+func (e *acEdge) checkBefore(text []byte, start int) bool {
+	i, n := start-1, 0
+	for i >= 0 && e.skip.has(text[i]) {
+		if n++; n == maxSkip {
+			return true
+		}
+		i--
+	}
+	if i < 0 {
+		return e.atEdge
+	}
+	return e.want.has(text[i])
+}
+
+// checkAfter verifies e on the bytes from text[end].
+func (e *acEdge) checkAfter(text []byte, end int) bool {
+	i, n := end, 0
+	for i < len(text) && e.skip.has(text[i]) {
+		if n++; n == maxSkip {
+			return true
+		}
+		i++
+	}
+	if i == len(text) {
+		return e.atEdge
+	}
+	return e.want.has(text[i])
 }
 
 // newAutomaton builds the automaton; lits[i].orig must be non-empty.
@@ -129,7 +208,8 @@ func newAutomaton(lits []acLiteral) *automaton {
 
 // scan calls hit for every literal occurrence in text (literal index,
 // index one past its last byte), in order of the end index.
-// Case-sensitive literals are verified before hit is called.
+// Case-sensitive literals and checks on neighbouring bytes are verified
+// before hit is called.
 func (a *automaton) scan(text []byte, hit func(lit int32, end int)) {
 	trans, class, n := a.trans, &a.class, int32(a.nclass)
 	var s int32
@@ -139,11 +219,13 @@ func (a *automaton) scan(text []byte, hit func(lit int32, end int)) {
 			s = -s
 			for _, li := range a.outs[s/n] {
 				l := &a.lits[li]
-				if !l.fold {
-					start := i + 1 - len(l.orig)
-					if string(text[start:i+1]) != string(l.orig) {
-						continue
-					}
+				start := i + 1 - len(l.orig)
+				if !l.fold && string(text[start:i+1]) != string(l.orig) {
+					continue
+				}
+				if l.before.active && !l.before.checkBefore(text, start) ||
+					l.after.active && !l.after.checkAfter(text, i+1) {
+					continue
 				}
 				hit(li, i+1)
 			}

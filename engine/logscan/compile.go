@@ -4,10 +4,17 @@
 // training progress read with the progress patterns they declare.
 //
 // What a line means lives in the rules (Rego), not here: this package only
-// knows how to find the lines cheaply. Compile turns all declared patterns
-// into one literal automaton plus the regexps that confirm a hit, so that
-// a log is read exactly once and most lines are rejected by a single
-// pass of the automaton without running any regexp.
+// knows how to find the lines cheaply. Compile derives from every regexp a
+// gate, a few literals one of which every match contains (see literal.go),
+// and puts all gates into one automaton, so that a log is read exactly
+// once and most lines are rejected by a single pass of the automaton
+// without running any regexp; a regexp runs only on lines its gate lets
+// through, from where the hit says a match can start.
+//
+// Nothing is lost silently: every byte read is matched or counted as
+// skipped with a reason (a binary file, the middle of an over-long line,
+// NUL bytes), and carriage-return redraws and terminal escapes do not hide
+// what a line says.
 package logscan
 
 import (
@@ -17,6 +24,7 @@ import (
 	"regexp"
 	"regexp/syntax"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -48,12 +56,15 @@ type Scanner struct {
 	foldKS    []int32
 	maxBefore int
 	maxAfter  int
-	// back is, per target, how far before the first literal occurrence
-	// a match may start (-1: anywhere); see searchBack.
-	back []int
-	// anchors are, per target, the anchored variants of its regexp used
-	// when matches start exactly at a gating literal (nil otherwise).
+	// anchors are, per target, the anchored variants of its regexp, used
+	// on lines where every occurrence of its gate is of a literal that
+	// matches start with (nil when no literal is such).
 	anchors []*anchored
+	// starts are, per target, a check on how a record must start for
+	// a regexp anchored at the start (nil when there is none).
+	starts []*startCheck
+	// gates are, per target, the literals that gate it, for Gates.
+	gates [][]lit
 }
 
 // anchored are variants of a regexp that match only at the start of the
@@ -63,30 +74,56 @@ type anchored struct {
 	ctx, zero *regexp.Regexp
 }
 
-// newAnchored builds the anchored variants when every match starts with
-// an occurrence of a gating literal that the automaton reports: a folding
-// gate must be a prefix of the leading literal in any case, a
-// case-sensitive gate an exact prefix of a case-sensitive leading literal.
-func newAnchored(parsed *syntax.Regexp, pattern string, gates []literal) *anchored {
-	lead, leadFold, isAnchored := leadingLiteral(parsed)
-	if isAnchored || lead == "" || len(gates) == 0 {
-		return nil
-	}
-	for _, g := range gates {
-		ok := strings.HasPrefix(strings.ToLower(lead), strings.ToLower(g.text))
-		if !g.fold {
-			ok = !leadFold && strings.HasPrefix(lead, g.text)
-		}
-		if !ok {
-			return nil
-		}
-	}
+func newAnchored(pattern string) *anchored {
 	ctx, err1 := regexp.Compile(`^(?s:.)(?:` + pattern + `)`)
 	zero, err2 := regexp.Compile(`^(?:` + pattern + `)`)
 	if err1 != nil || err2 != nil {
 		return nil
 	}
 	return &anchored{ctx: ctx, zero: zero}
+}
+
+// startCheck is what the start of a record must look like for a regexp
+// that begins with ^: after any bytes in skip, a byte in want.
+type startCheck struct {
+	skip, want byteSet
+}
+
+func (c *startCheck) ok(text []byte) bool {
+	i := 0
+	for i < len(text) && c.skip.has(text[i]) {
+		if i++; i == maxSkip {
+			return true
+		}
+	}
+	return i < len(text) && c.want.has(text[i])
+}
+
+// newStartCheck derives the start check of ^\s*X: the first byte after
+// the blanks must be one X may start with.
+func newStartCheck(re *syntax.Regexp) *startCheck {
+	for re.Op == syntax.OpCapture {
+		re = re.Sub[0]
+	}
+	if re.Op != syntax.OpConcat || len(re.Sub) < 2 {
+		return nil
+	}
+	if op := re.Sub[0].Op; op != syntax.OpBeginText && op != syntax.OpBeginLine {
+		return nil
+	}
+	rest := re.Sub[1:]
+	var skip byteSet
+	if s, ok := starClass(rest[0]); ok {
+		skip, rest = s, rest[1:]
+	}
+	want, _, nullable := nodeBytes(&syntax.Regexp{Op: syntax.OpConcat, Sub: rest})
+	if nullable || want.meets(skip) || len(rest) == 0 {
+		return nil
+	}
+	if re.Sub[0].Op == syntax.OpBeginLine {
+		return nil // (?m)^ also matches after a line break inside a record
+	}
+	return &startCheck{skip: skip, want: want}
 }
 
 // Targets are numbered signatures first, then progress patterns, then the
@@ -104,12 +141,15 @@ type progressPattern struct {
 	// fixed converts values when the pattern has no unit group.
 	fixed *unitConv
 	group map[string]int
+	// The indexes of the named groups, 0 when absent (read per line,
+	// where a map lookup would show).
+	step, total, loss, value, unit int
 }
 
 func (s *Scanner) tracebackTarget() int32 { return int32(len(s.sigs) + len(s.progress)) }
 
 // Unfiltered returns the ids of the signatures and progress patterns that
-// have neither a hint nor a literal derivable from their regexp. They are
+// have neither a hint nor a selective literal derivable from their regexp. They are
 // tried on every line, which is slow with many of them: rule tests can
 // use this to insist on a hint.
 func (s *Scanner) Unfiltered() []string {
@@ -141,23 +181,33 @@ var progressGroups = map[string]bool{"step": true, "total": true, "loss": true, 
 func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 	s := &Scanner{}
 	var lits []acLiteral
-	litIndex := map[literal]int{}
-	addLits := func(target int32, ls []literal) {
-		for _, l := range ls {
-			i, ok := litIndex[l]
+	type litKey struct {
+		text          string
+		fold          bool
+		before, after acEdge
+	}
+	litIndex := map[litKey]int{}
+	addTarget := func(target int32, c compiled) {
+		for _, l := range c.lits {
+			before, after := resolveEdges(l)
+			key := litKey{l.text, l.fold, before, after}
+			i, ok := litIndex[key]
 			if !ok {
 				i = len(lits)
-				litIndex[l] = i
-				lits = append(lits, acLiteral{orig: []byte(l.text), fold: l.fold})
+				litIndex[key] = i
+				lits = append(lits, acLiteral{orig: []byte(l.text), fold: l.fold, before: before, after: after})
 			}
-			lits[i].targets = append(lits[i].targets, target)
+			lits[i].add(target, l.back)
 			if l.fold && strings.ContainsAny(l.text, "ks") {
 				s.foldKS = append(s.foldKS, target)
 			}
 		}
-		if len(ls) == 0 {
+		if len(c.lits) == 0 {
 			s.always = append(s.always, target)
 		}
+		s.gates = append(s.gates, c.lits)
+		s.anchors = append(s.anchors, c.anchors)
+		s.starts = append(s.starts, c.start)
 	}
 
 	seen := map[string]bool{}
@@ -170,12 +220,11 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("signature %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, back, anc, err := compilePattern(pattern, hint)
+		c, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("signature %q: %w", id, err)
 		}
-		s.back = append(s.back, back)
-		s.anchors = append(s.anchors, anc)
+		re := c.re
 		ctx := DefaultContext
 		if v, ok := m["context"]; ok && v != nil {
 			n, err := toInt(v)
@@ -187,17 +236,15 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 		s.maxBefore = max(s.maxBefore, ctx)
 		s.maxAfter = max(s.maxAfter, ctx)
 		s.sigs = append(s.sigs, signature{id: id, re: re, context: ctx, names: re.SubexpNames()})
-		addLits(int32(len(s.sigs)-1), ls)
+		addTarget(int32(len(s.sigs)-1), c)
 	}
 
 	seen = map[string]bool{}
 	type pending struct {
-		p  progressPattern
-		ls []literal
+		p progressPattern
+		c compiled
 	}
 	var pps []pending
-	var pbacks []int
-	var panchors []*anchored
 	for i, m := range progress {
 		id, pattern, hint, err := commonFields(m, "progress pattern", i)
 		if err != nil {
@@ -207,10 +254,11 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			return nil, fmt.Errorf("progress pattern %q: duplicate id", id)
 		}
 		seen[id] = true
-		re, ls, back, anc, err := compilePattern(pattern, hint)
+		c, err := compilePattern(pattern, hint)
 		if err != nil {
 			return nil, fmt.Errorf("progress pattern %q: %w", id, err)
 		}
+		re := c.re
 		p := progressPattern{id: id, re: re, group: map[string]int{}}
 		for gi, name := range re.SubexpNames() {
 			if name == "" {
@@ -221,6 +269,7 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 			}
 			p.group[name] = gi
 		}
+		p.step, p.total, p.loss, p.value, p.unit = p.group["step"], p.group["total"], p.group["loss"], p.group["value"], p.group["unit"]
 		_, hasStep := p.group["step"]
 		_, hasLoss := p.group["loss"]
 		_, hasValue := p.group["value"]
@@ -241,20 +290,13 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 		if _, ok := p.group["unit"]; hasValue && !ok && p.fixed == nil {
 			return nil, fmt.Errorf("progress pattern %q: a value group needs a unit group or a fixed unit", id)
 		}
-		pps = append(pps, pending{p, ls})
-		pbacks = append(pbacks, back)
-		panchors = append(panchors, anc)
+		pps = append(pps, pending{p, c})
 	}
 	for _, pp := range pps {
 		s.progress = append(s.progress, pp.p)
-		addLits(int32(len(s.sigs)+len(s.progress)-1), pp.ls)
+		addTarget(int32(len(s.sigs)+len(s.progress)-1), pp.c)
 	}
-	s.back = append(s.back, pbacks...)
-	s.back = append(s.back, -1) // traceback head
-	s.anchors = append(s.anchors, panchors...)
-	s.anchors = append(s.anchors, nil)
-	tb := s.tracebackTarget()
-	addLits(tb, []literal{{text: tracebackHead}})
+	addTarget(s.tracebackTarget(), compiled{lits: []lit{{text: tracebackHead, back: -1}}})
 
 	s.ac = newAutomaton(lits)
 	s.foldKS = uniqueSorted(s.foldKS)
@@ -279,32 +321,55 @@ func commonFields(m map[string]any, what string, i int) (id, pattern, hint strin
 	return id, pattern, hint, nil
 }
 
+// uselessGate is the cost (expected share of lines let through, summed
+// over literals) from which a gate is not worth having.
+const uselessGate = 1.0
+
+// compiled is a compiled pattern with what gates it.
+type compiled struct {
+	re      *regexp.Regexp
+	lits    []lit
+	anchors *anchored
+	start   *startCheck
+}
+
 // compilePattern compiles a pattern and picks the literals that gate it:
-// the hint when given (case-insensitive when the pattern starts with
-// (?i)), else literals derived from the regexp.
-//
-// When both a hint and derived literals exist, the more selective set wins
-// (both are sound: the hint by the author's word, the derived set by
-// construction), so a weak hint does not slow down a pattern whose regexp
-// says more. It also returns how far before the first literal occurrence
-// a match may start (see searchBack).
-func compilePattern(pattern, hint string) (*regexp.Regexp, []literal, int, *anchored, error) {
+// those derived from the regexp (see extractGate), or the hint when the
+// rule gives one that is at least as selective (case-insensitive when the
+// pattern starts with (?i)). A hint is the author's word that every match
+// contains it; it is taken as is and cannot be checked. A hint weaker than
+// what the regexp says is not used: it would only let more lines through.
+func compilePattern(pattern, hint string) (compiled, error) {
 	re, err := regexp.Compile(pattern)
 	if err != nil {
-		return nil, nil, 0, nil, fmt.Errorf("pattern: %w", err)
+		return compiled{}, fmt.Errorf("pattern: %w", err)
 	}
 	parsed, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
-		return nil, nil, 0, nil, fmt.Errorf("pattern: %w", err)
+		return compiled{}, fmt.Errorf("pattern: %w", err)
 	}
 	parsed = parsed.Simplify()
-	lits := requiredLiterals(parsed)
+	c := compiled{re: re, start: newStartCheck(parsed)}
+	g := extractGate(parsed)
 	if hint != "" {
-		if l := safeLiteral(literal{text: hint, fold: strings.HasPrefix(pattern, "(?i)")}); l.text != "" {
-			lits = better([]literal{l}, lits)
+		if l := safeLiteral(lit{text: hint, fold: strings.HasPrefix(pattern, "(?i)")}); l.text != "" {
+			l.back = -1
+			if h := gateOf([]lit{l}); g == nil || h.cost <= g.cost {
+				g = h
+			}
 		}
 	}
-	return re, lits, searchBack(parsed, lits), newAnchored(parsed, pattern, lits), nil
+	// A gate that passes about every line only adds automaton hits.
+	if g != nil && g.cost < uselessGate {
+		c.lits = g.lits
+		for _, l := range g.lits {
+			if l.back == 0 {
+				c.anchors = newAnchored(pattern)
+				break
+			}
+		}
+	}
+	return c, nil
 }
 
 func toInt(v any) (int, error) {
@@ -334,4 +399,112 @@ func uniqueSorted(in []int32) []int32 {
 		}
 	}
 	return out
+}
+
+// GateInfo describes the gate of one signature or progress pattern: the
+// literals one of which a line must contain before its regexp runs.
+type GateInfo struct {
+	ID       string
+	Progress bool
+	// Literals are quoted; (?i) marks a case-insensitive literal, ‹…› a
+	// check on the neighbouring bytes, @0 a literal matches start with
+	// and @-n one that starts at most n bytes into a match. Empty: no
+	// gate, the regexp runs on every line.
+	Literals []string
+}
+
+// Gates describes the gate of every signature and progress pattern, in
+// declaration order.
+func (s *Scanner) Gates() []GateInfo {
+	var out []GateInfo
+	for t := int32(0); t < s.tracebackTarget(); t++ {
+		g := GateInfo{ID: s.targetID(t), Progress: int(t) >= len(s.sigs)}
+		for _, l := range s.gates[t] {
+			g.Literals = append(g.Literals, describeLit(l))
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+func describeLit(l lit) string {
+	var b strings.Builder
+	if l.fold {
+		b.WriteString("(?i)")
+	}
+	if l.before.kind != edgeNone {
+		b.WriteString(describeEdge(l.before))
+	}
+	b.WriteString(strconv.Quote(l.text))
+	if l.after.kind != edgeNone {
+		b.WriteString(describeEdge(l.after))
+	}
+	// Where a match starts relative to the literal.
+	switch {
+	case l.back == 0:
+		b.WriteString("@0")
+	case l.back > 0:
+		fmt.Fprintf(&b, "@-%d", l.back)
+	}
+	return b.String()
+}
+
+func describeEdge(e edge) string {
+	if e.kind == edgeBoundary {
+		return `‹\b›`
+	}
+	var b strings.Builder
+	b.WriteString("‹")
+	if !e.skip.empty() {
+		b.WriteString(describeSet(e.skip) + "*")
+	}
+	if !e.want.empty() {
+		b.WriteString(describeSet(e.want))
+	}
+	if e.atEdge {
+		if !e.want.empty() {
+			b.WriteString("|")
+		}
+		b.WriteString("edge")
+	}
+	b.WriteString("›")
+	return b.String()
+}
+
+func describeSet(s byteSet) string {
+	if s.count() > 128 {
+		var inv byteSet
+		for i := range s {
+			inv[i] = ^s[i]
+		}
+		return "[^" + strings.Trim(describeSet(inv), "[]") + "]"
+	}
+	var b strings.Builder
+	b.WriteString("[")
+	for c := 0; c < 256; c++ {
+		if !s.has(byte(c)) {
+			continue
+		}
+		e := c
+		for e+1 < 256 && s.has(byte(e+1)) {
+			e++
+		}
+		b.WriteString(byteRepr(byte(c)))
+		if e > c {
+			if e > c+1 {
+				b.WriteString("-")
+			}
+			b.WriteString(byteRepr(byte(e)))
+		}
+		c = e
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func byteRepr(c byte) string {
+	if c > ' ' && c < 0x7f && c != '-' && c != ']' && c != '[' && c != '^' && c != '\\' {
+		return string(rune(c))
+	}
+	return fmt.Sprintf(`\x%02x`, c)
 }

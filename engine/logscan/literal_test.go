@@ -2,6 +2,7 @@ package logscan
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"regexp"
@@ -11,35 +12,60 @@ import (
 	"testing"
 )
 
-func TestRequiredLiterals(t *testing.T) {
+func gateFor(t *testing.T, pattern string) []string {
+	t.Helper()
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := extractGate(re.Simplify())
+	if g == nil || g.cost >= uselessGate {
+		return nil
+	}
+	var out []string
+	for _, l := range g.lits {
+		out = append(out, describeLit(l))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestExtractGate(t *testing.T) {
 	tests := []struct {
 		pattern string
-		want    []literal
+		want    []string
 	}{
-		{`CUDA out of memory`, []literal{{"CUDA out of memory", false}}},
-		{`(?i)cuda out of memory`, []literal{{"cuda out of memory", true}}},
-		{`NCCL error in: (?P<where>\S+)`, []literal{{"NCCL error in: ", false}}},
-		{`Sending process \d+ closing signal SIGTERM`, []literal{{" closing signal SIGTERM", false}}},
-		{`(?:foo|bar)baz\d+`, []literal{{"baz", false}}},
-		{`\d+(?:Killed|Terminated)`, []literal{{"Killed", false}, {"Terminated", false}}},
-		{`[Ee]rror: x`, []literal{{"error: x", true}}},
-		{`^\s*\d+%\|`, []literal{{"%|", false}}},
-		{`a+bcd`, []literal{{"bcd", false}}},
-		{`\bexit code \d+\b`, []literal{{"exit code ", false}}},
+		{`CUDA out of memory`, []string{`"CUDA out of memory"@0`}},
+		{`(?i)cuda out of memory`, []string{`(?i)"cuda out of memory"@0`}},
+		{`NCCL error in: (?P<where>\S+)`, []string{`"NCCL error in: "‹[^\x09\x0a\x0c\x0d\x20\x80-\xbf]›@0`}},
+		// Case variants written as classes fold into one literal, and
+		// alternations multiply out.
+		{`[Ll]oss (?:is|was) (?:nan|inf)`, []string{`(?i)"loss is inf"@0`, `(?i)"loss is nan"@0`, `(?i)"loss was inf"@0`, `(?i)"loss was nan"@0`}},
+		// A rarer literal wins over the common word before it.
+		{`step \d+ .* diverged`, []string{`" diverged"`}},
+		// Only the alternatives every match holds one of.
+		{`(?:foo|bar)baz\d+`, []string{`"barbaz"@0`, `"foobaz"@0`}},
+		{`\d+(?:Killed|Terminated)`, []string{`"Killed"`, `"Terminated"`}},
+		// A word boundary becomes a check next to the literal.
+		{`(?i)\bstep=(?P<n>\d+)`, []string{`(?i)‹\b›"step="@0`}},
+		{`errno: 98\b`, []string{`"errno: 98"‹\b›@0`}},
+		// What follows a run of blanks is checked: "iterations:   0" fails.
+		{`nan iterations:\s*[1-9]`, []string{`"nan iterations:"‹[\x09\x0a\x0c\x0d\x20]*[1-9]›@0`}},
+		{`: not found$`, []string{`": not found"‹edge›@0`}},
+		// A literal inside a longer required literal is enough.
+		{`abc|xabcx`, []string{`"abc"@-1`}},
+		// Nothing required, or nothing selective.
 		{`(?:abc)?\d+`, nil},
 		{`.*`, nil},
 		{`x|\d`, nil},
-		{`(?i)caf\x{e9} ok`, []literal{{"caf", true}}}, // é has case variants: cut
-		{`(?i)[a-z]+ 错误 x`, []literal{{" 错误 x", true}}},
+		{`x\d|yz`, nil},
+		// Letters with non-ASCII case variants are spelled out.
+		{`(?i)caf\x{e9} ok`, []string{`(?i)"cafÉ ok"@0`, `(?i)"café ok"@0`}},
+		{`(?i)[a-z]+ 错误 x`, []string{`(?i)" 错误 x"`}},
 	}
 	for _, tt := range tests {
-		re, err := syntax.Parse(tt.pattern, syntax.Perl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := requiredLiterals(re.Simplify())
-		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: got %+v, want %+v", tt.pattern, got, tt.want)
+		if got := gateFor(t, tt.pattern); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tt.pattern, got, tt.want)
 		}
 	}
 }
@@ -91,36 +117,83 @@ func TestAutomatonAgainstNaive(t *testing.T) {
 	}
 }
 
-// TestPrefilterNeverLosesMatches checks, for patterns with derived
-// literals, that every line the regexp matches passes the prefilter.
-func TestPrefilterNeverLosesMatches(t *testing.T) {
-	patterns := []string{
-		`(?i)connection (?:reset|refused)`, `NCCL (?:WARN|INFO) .*timeout`, `[Ee]rror code (\d+)`,
-		`(?i)KILLED`, `x{2,3}yz`, `(?:ab)+c`, `(?i)straße`,
-	}
+// agreementPatterns exercise every way a gate is derived and used:
+// boundaries, anchors, checks after runs, folding (with the Kelvin sign
+// and long s), optional parts, alternations, windows and anchored search.
+var agreementPatterns = []string{
+	`(?i)connection (?:reset|refused)`, `NCCL (?:WARN|INFO) .*timeout`, `[Ee]rror code (\d+)`,
+	`(?i)KILLED`, `x{2,3}yz`, `(?:ab)+c`, `(?i)straße`, `(?i)\bstep[\s:=]+(?P<n>\d+)`,
+	`\bab\b`, `^\s*(?:ab )?\d+%\|`, `^ab|ba$`, `a\s*[1-9]`, `[1-9]\s*ab`, `(?:ab|ba)?c\b`,
+	`\Bab`, `ab\B`, `(?m)^ab`, `ab(?m)$`, `(?i)sk\b`, `(?:\bab|cd\b)\s*(?:e|f)`, `b+a\b`,
+	`(?:a|ab)(?:c|bcd)`, `(?:a\s+b|c)d`, `.{2}ab`, `ab.*ab`, `[^a]ab`, `(?U)a+?b`,
+	`'(?:loss|abc)': (?:nan|-inf)\b`, `number of a:\s*[1-9]`, `(a|b|\bc)+ab`,
+}
+
+// TestScanAgreesWithRegexp checks on random lines that the scanner
+// counts and groups exactly what the regexps find line by line: gates,
+// checks and search shortcuts never change a result.
+func TestScanAgreesWithRegexp(t *testing.T) {
 	var sigs []map[string]any
-	for i, p := range patterns {
-		sigs = append(sigs, sig(string(rune('a'+i)), p, ""))
+	for i, p := range agreementPatterns {
+		sigs = append(sigs, sig(fmt.Sprint(i), p, ""))
 	}
 	s := mustCompile(t, sigs, nil)
-	lines := []string{
-		"CONNECTION REFUSED", "Connection reset by peer", "NCCL WARN socket timeout", "error code 5", "Error code 7",
-		"was \u212Ailled", "xxyz", "xxxyz", "ababc", "STRA\u1E9EE", "stra\u017Fse", "nothing",
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{"a", "b", "c", "d", "e", "f", "ab", "ba", " ", "  ", "\t", ":", "=", "1", "9", "0", "%|",
+		"_", "x", "y", "z", "K", "\u212A", "ſ", "ß", "ẞ", "é", "STEP", "step", "connection ", "RESET", "NCCL ",
+		"WARN ", "timeout", "Error code ", "'loss': ", "nan", "-inf", "number of a:", "KILLED", "killed", "straSSe", "stra\u017Fe"}
+	var b strings.Builder
+	var lines []string
+	for i := 0; i < 8000; i++ {
+		var l strings.Builder
+		for n := rng.Intn(12); n >= 0; n-- {
+			l.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		lines = append(lines, l.String())
+		b.WriteString(l.String())
+		b.WriteByte('\n')
 	}
-	lf := scanString(t, s, strings.Join(lines, "\n"), Options{})
-	for i, p := range patterns {
+	lf := scanString(t, s, b.String(), Options{MaxSamples: 1})
+	for i, p := range agreementPatterns {
 		re := regexp.MustCompile(p)
-		want := 0
-		for _, l := range lines {
-			if re.MatchString(l) {
-				want++
+		count, first, firstLine := 0, []string(nil), 0
+		for n, l := range lines {
+			if m := re.FindStringSubmatch(l); m != nil {
+				if count == 0 {
+					first, firstLine = m, n+1
+				}
+				count++
 			}
 		}
-		if got := lf.Matches[string(rune('a'+i))].Count; got != want {
-			t.Errorf("%s: %d matches, regexp alone finds %d", p, got, want)
+		m := lf.Matches[fmt.Sprint(i)]
+		if m.Count != count || m.FirstLine != firstLine {
+			t.Errorf("%s: %d matches from line %d, regexp alone: %d from line %d", p, m.Count, m.FirstLine, count, firstLine)
+			continue
+		}
+		for gi, name := range re.SubexpNames() {
+			if name != "" && m.Groups[name] != first[gi] {
+				t.Errorf("%s: group %s = %q, regexp alone %q", p, name, m.Groups[name], first[gi])
+			}
 		}
 	}
-	ids := keys(lf.Matches)
-	sort.Strings(ids)
-	t.Logf("matched: %v", ids)
+}
+
+// TestHints checks when a rule's hint gates its pattern: when the regexp
+// yields nothing selective, or something less selective than the hint.
+func TestHints(t *testing.T) {
+	tests := []struct {
+		pattern, hint string
+		want          []string
+	}{
+		{`\w+ \d+ \w+`, "segfault", []string{`"segfault"`}},
+		{`(?i)\w+ \d+ \w+`, "SegFault", []string{`(?i)"segfault"`}},
+		{`step \d+ .*exploded`, "step", []string{`"exploded"`}},
+		{`\d+ Killed`, "ld was Killed", []string{`"ld was Killed"`}},
+	}
+	for _, tt := range tests {
+		s := mustCompile(t, []map[string]any{sig("x", tt.pattern, tt.hint)}, nil)
+		if got := s.Gates()[0].Literals; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s hinted %q: gate %q, want %q", tt.pattern, tt.hint, got, tt.want)
+		}
+	}
 }

@@ -248,24 +248,23 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 	if loc == nil {
 		return
 	}
-	group := func(name string) ([]byte, bool) {
-		gi, ok := p.group[name]
-		if !ok || loc[2*gi] < 0 {
+	group := func(gi int) ([]byte, bool) {
+		if gi == 0 || loc[2*gi] < 0 {
 			return nil, false
 		}
 		return text[loc[2*gi]:loc[2*gi+1]], true
 	}
-	if g, ok := group("step"); ok && !lp.hasStep {
+	if g, ok := group(p.step); ok && !lp.hasStep {
 		if v, ok := parseCount(g); ok {
 			lp.step, lp.hasStep, lp.hasAnything = v, true, true
 		}
 	}
-	if g, ok := group("total"); ok && !lp.hasTotal {
+	if g, ok := group(p.total); ok && !lp.hasTotal {
 		if v, ok := parseCount(g); ok {
 			lp.total, lp.hasTotal = v, true
 		}
 	}
-	if g, ok := group("loss"); ok && !lp.hasLoss && !lp.nonFiniteLoss {
+	if g, ok := group(p.loss); ok && !lp.hasLoss && !lp.nonFiniteLoss {
 		if v, ok := parseFloat(g); ok {
 			lp.hasAnything = true
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -275,9 +274,9 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 			}
 		}
 	}
-	if g, ok := group("value"); ok {
+	if g, ok := group(p.value); ok {
 		conv := p.fixed
-		if ug, ok := group("unit"); ok {
+		if ug, ok := group(p.unit); ok {
 			c, ok := normaliseUnit(string(ug))
 			if !ok {
 				return
@@ -298,6 +297,22 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 	}
 }
 
+// covered tells whether every field p can read is already set on the
+// line: then p's match would change nothing and need not run.
+func (p *progressPattern) covered(lp *lineProgress) bool {
+	if p.step != 0 && !lp.hasStep || p.total != 0 && !lp.hasTotal ||
+		p.loss != 0 && !lp.hasLoss && !lp.nonFiniteLoss {
+		return false
+	}
+	if p.value != 0 {
+		if p.unit != 0 || p.fixed == nil {
+			return lp.hasRate == [3]bool{true, true, true}
+		}
+		return lp.hasRate[unitIndex(p.fixed.unit)]
+	}
+	return true
+}
+
 // parseCount reads a step count, tolerating thousands separators.
 func parseCount(b []byte) (int64, bool) {
 	b = bytes.TrimSpace(b)
@@ -316,7 +331,12 @@ func parseCount(b []byte) (int64, bool) {
 // parseFloat reads a number the way Python prints it, including nan and
 // inf spelled in any case.
 func parseFloat(b []byte) (float64, bool) {
-	s := strings.ToLower(strings.TrimSpace(string(b)))
+	if b = bytes.TrimSpace(b); plainNumber(b) {
+		// The common case, read without the copies below.
+		v, err := strconv.ParseFloat(string(b), 64)
+		return v, err == nil
+	}
+	s := strings.ToLower(string(b))
 	switch strings.TrimLeft(s, "+-") {
 	case "nan":
 		return math.NaN(), true
@@ -329,6 +349,20 @@ func parseFloat(b []byte) (float64, bool) {
 	s = strings.ReplaceAll(s, ",", "")
 	v, err := strconv.ParseFloat(s, 64)
 	return v, err == nil
+}
+
+// plainNumber tells whether b is written with digits, a point, signs and
+// an exponent only, as most logged numbers are.
+func plainNumber(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if !('0' <= c && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			return false
+		}
+	}
+	return true
 }
 
 // record folds one line's progress into the state.

@@ -20,8 +20,9 @@ type Options struct {
 	// MaxSamples is how many first matches per signature are kept with
 	// context (default 5); the last match is always kept as well.
 	MaxSamples int
-	// MaxLineBytes cuts longer lines (default 64 KiB); the rest of such a
-	// line is read and counted but not matched.
+	// MaxLineBytes bounds what is matched of one line (default 64 KiB):
+	// of a longer line, the first and the last MaxLineBytes/2 bytes are
+	// matched and the bytes between them are counted as skipped.
 	MaxLineBytes int
 }
 
@@ -29,6 +30,9 @@ const (
 	defaultTailLines    = 50
 	defaultMaxSamples   = 5
 	defaultMaxLineBytes = 64 << 10
+	// minLineBytes keeps head and tail of a long line long enough to
+	// hold a message.
+	minLineBytes = 16
 	// maxTextBytes bounds every line of evidence text (tail, samples,
 	// context, traceback). Matching still sees MaxLineBytes; the report
 	// and the LLM prompt do not need more of one line than this.
@@ -51,6 +55,7 @@ func (o Options) withDefaults() Options {
 	if o.MaxLineBytes <= 0 {
 		o.MaxLineBytes = defaultMaxLineBytes
 	}
+	o.MaxLineBytes = max(o.MaxLineBytes, minLineBytes)
 	return o
 }
 
@@ -164,18 +169,32 @@ type sigState struct {
 	groups     map[string]string
 	samples    []*sampleBuf
 	last       *sampleBuf
-	lastIsLast bool // the newest match is in last, not in samples
+	lastIsLast bool   // the newest match is in last, not in samples
+	line       uint32 // lineGen of the last line counted
 }
+
+// Reasons for skipped bytes.
+const (
+	SkipBinary   = "binary"
+	SkipLongLine = "long-line"
+	SkipNUL      = "nul"
+)
 
 type scanState struct {
 	s    *Scanner
 	opts Options
 
 	lines   int
-	bytes   int64
 	binary  bool
 	firstTS string
 	lastTS  []byte
+
+	// Byte accounting: every byte read is matched or skipped.
+	counter     *countReader
+	nul         *nulFilter
+	accounted   int64 // bytes of lines handed to the line assembler
+	longLines   int
+	longSkipped int64
 
 	sigs    []sigState
 	matched []int32 // signatures with at least one match, in first-match order
@@ -183,81 +202,94 @@ type scanState struct {
 	ring    *ring
 	tb      tracebacks
 	prog    progressState
+	stats   *rateCounts
 
-	// per-line scratch
+	// the physical line being read
+	buf     *lineBuf
+	inLine  bool
+	joining bool // a CRI partial record is waiting for its continuation
+	partial bool
+	ts      []byte
+	lineGen uint32
+
+	// per-record scratch
 	mark       []uint32
-	first      []int32 // per target: earliest literal start on this line, -1 unknown
+	from       []int32 // per target: earliest possible match start, -1 unknown
+	anch       []bool  // per target: every gate occurrence starts matches
 	occ        []occurrence
 	gen        uint32
 	cands      []int32
 	headHit    bool
-	long       []byte
-	partial    []byte
-	ansi       []byte
-	utf        []byte
-	loc        []int
+	clean      [2][]byte
+	spare      []byte
 	progCand   []int32
 	progTarget []int32
 	hit        func(int32, int)
 }
 
 func newScanState(s *Scanner, opts Options) *scanState {
+	n := int(s.tracebackTarget()) + 1
 	st := &scanState{
-		s:     s,
-		opts:  opts,
-		sigs:  make([]sigState, len(s.sigs)),
-		ring:  newRing(max(opts.TailLines, s.maxBefore)),
-		mark:  make([]uint32, int(s.tracebackTarget())+1),
-		first: make([]int32, int(s.tracebackTarget())+1),
+		s:    s,
+		opts: opts,
+		sigs: make([]sigState, len(s.sigs)),
+		ring: newRing(max(opts.TailLines, s.maxBefore)),
+		buf:  newLineBuf(opts.MaxLineBytes),
+		mark: make([]uint32, n),
+		from: make([]int32, n),
+		anch: make([]bool, n),
 	}
 	st.hit = st.onHit
 	return st
 }
 
-// onHit collects the targets of an automaton hit, once per line each,
-// with the earliest start of their literals on the line.
+// onHit collects the targets of an automaton hit, once per record each,
+// with where their matches may start at the earliest.
 func (st *scanState) onHit(li int32, end int) {
 	l := &st.s.ac.lits[li]
 	start := int32(end - len(l.orig))
-	for _, t := range l.targets {
-		if st.s.anchors[t] != nil {
+	for i, t := range l.targets {
+		back := l.backs[i]
+		from := int32(-1)
+		if back >= 0 {
+			from = max(0, start-back)
+		}
+		if back == 0 && st.s.anchors[t] != nil {
 			if len(st.occ) < maxOccurrences {
 				st.occ = append(st.occ, occurrence{t, start})
 			} else {
-				st.s.noteOverflow(st, t)
+				back = -1 // forget the shortcut for t
 			}
 		}
 		if st.mark[t] != st.gen {
 			st.mark[t] = st.gen
 			st.cands = append(st.cands, t)
-			st.first[t] = start
-		} else if start < st.first[t] && st.first[t] >= 0 {
-			st.first[t] = start
+			st.from[t] = from
+			st.anch[t] = back == 0
+			continue
 		}
+		if st.from[t] >= 0 && (from < 0 || from < st.from[t]) {
+			st.from[t] = from
+		}
+		st.anch[t] = st.anch[t] && back == 0
 	}
 }
 
-// window returns where in text the regexp of target t must start
-// searching: just before the earliest possible match start (one rune of
-// context is kept for \b), or 0 when that is not known.
-func (st *scanState) window(t int32, text []byte) int {
-	back := st.s.back[t]
-	f := int(st.first[t])
-	if back < 0 || f < 0 {
-		return 0
+// onTarget adds a target without a literal position: its regexp
+// searches the whole record.
+func (st *scanState) onTarget(t int32) {
+	if st.mark[t] != st.gen {
+		st.mark[t] = st.gen
+		st.cands = append(st.cands, t)
 	}
-	w := f - back - 1
-	if w <= 0 {
-		return 0
-	}
-	for w > 0 && !utf8.RuneStart(text[w]) {
-		w--
-	}
-	return w
+	st.from[t] = -1
+	st.anch[t] = false
 }
 
 func (st *scanState) run(r io.Reader) error {
-	br := bufio.NewReaderSize(r, max(readBufferSize, st.opts.MaxLineBytes))
+	st.counter = &countReader{r: r}
+	st.nul = &nulFilter{r: st.counter}
+	br := bufio.NewReaderSize(st.nul, max(readBufferSize, st.opts.MaxLineBytes))
 	head, err := br.Peek(sniffBytes)
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, bufio.ErrBufferFull) {
 		return fmt.Errorf("read: %w", err)
@@ -267,31 +299,89 @@ func (st *scanState) run(r io.Reader) error {
 		return st.countLines(br)
 	}
 	for {
-		line, err := br.ReadSlice('\n')
-		st.bytes += int64(len(line))
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// An over-long line: keep its head, skip the rest.
-			st.long = append(st.long[:0], line[:min(len(line), st.opts.MaxLineBytes)]...)
-			for errors.Is(err, bufio.ErrBufferFull) {
-				var more []byte
-				more, err = br.ReadSlice('\n')
-				st.bytes += int64(len(more))
-			}
-			st.line(st.long)
-		} else if len(line) > 0 {
-			if len(line) > st.opts.MaxLineBytes+1 {
-				line = line[:st.opts.MaxLineBytes]
-			}
-			st.line(line)
+		chunk, err := br.ReadSlice('\n')
+		more := errors.Is(err, bufio.ErrBufferFull)
+		if len(chunk) > 0 {
+			st.chunk(chunk, more)
 		}
-		if err != nil {
+		if err != nil && !more {
+			st.endOfInput()
 			if errors.Is(err, io.EOF) {
-				st.flushPartial()
 				return nil
 			}
 			return fmt.Errorf("read: %w", err)
 		}
 	}
+}
+
+// chunk takes the next piece of a physical line; more is set when the
+// line goes on in the next piece.
+func (st *scanState) chunk(b []byte, more bool) {
+	st.accounted += int64(len(b))
+	if !more {
+		b = bytes.TrimSuffix(b, []byte{'\n'})
+		b = bytes.TrimSuffix(b, []byte{'\r'})
+	}
+	if !st.inLine {
+		st.inLine = true
+		st.lines++
+		ts, text, partial := splitTimestamp(b)
+		// ts points into the read buffer: keep a copy.
+		st.ts = append(st.ts[:0], ts...)
+		if ts != nil {
+			if st.firstTS == "" {
+				st.firstTS = formatTimestamp(ts)
+			}
+			st.lastTS = append(st.lastTS[:0], ts...)
+		}
+		st.partial = partial
+		if !more && !partial && !st.joining && len(text) <= st.opts.MaxLineBytes {
+			// The common case: a whole line in one piece, matched where
+			// it lies in the read buffer.
+			st.inLine = false
+			st.logical(text, nil, st.tsOrNil())
+			return
+		}
+		if !st.joining {
+			st.buf.reset()
+		}
+		b = text
+	}
+	st.buf.add(b)
+	if more {
+		return
+	}
+	st.inLine = false
+	// The kubelet split a long line into CRI records: join them.
+	if st.joining = st.partial; !st.joining {
+		st.finishLine()
+	}
+}
+
+// endOfInput finishes a line cut by the end of the file, or a CRI partial
+// record left without its continuation.
+func (st *scanState) endOfInput() {
+	if st.inLine || st.joining {
+		st.inLine, st.joining = false, false
+		st.finishLine()
+	}
+}
+
+func (st *scanState) finishLine() {
+	head, tail, skipped := st.buf.parts()
+	if tail != nil {
+		st.longLines++
+		st.longSkipped += skipped
+	}
+	st.logical(head, tail, st.tsOrNil())
+	st.buf.reset()
+}
+
+func (st *scanState) tsOrNil() []byte {
+	if len(st.ts) == 0 {
+		return nil
+	}
+	return st.ts
 }
 
 // countLines counts the lines of a binary file without looking at them.
@@ -301,7 +391,6 @@ func (st *scanState) countLines(br *bufio.Reader) error {
 	for {
 		n, err := br.Read(buf)
 		if n > 0 {
-			st.bytes += int64(n)
 			st.lines += bytes.Count(buf[:n], []byte{'\n'})
 			last = buf[n-1]
 		}
@@ -317,17 +406,23 @@ func (st *scanState) countLines(br *bufio.Reader) error {
 	}
 }
 
-// looksBinary decides from the start of a file: NUL bytes, or more than
-// a tenth of the bytes not decoding as UTF-8.
+// looksBinary decides from the start of a file (NUL bytes already
+// removed): more than a tenth of the bytes are control characters that
+// text does not hold, or do not decode as UTF-8.
 func looksBinary(b []byte) bool {
-	if bytes.IndexByte(b, 0) >= 0 {
-		return true
-	}
 	bad := 0
 	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && !textControl(c) || c == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size == 1 {
-			if len(b)-i < utf8.UTFMax {
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
 				break // a rune cut by the sniff window
 			}
 			bad++
@@ -337,49 +432,20 @@ func looksBinary(b []byte) bool {
 	return bad*10 > len(b)
 }
 
-// flushPartial handles a CRI partial record left at end of file.
-func (st *scanState) flushPartial() {
-	if len(st.partial) > 0 {
-		st.process(st.partial, nil)
-		st.partial = st.partial[:0]
+// textControl are the control characters found in text logs: tab, line
+// breaks, form feed, backspace (progress redraws), escape (colours).
+func textControl(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', '\b', 0x1b:
+		return true
 	}
+	return false
 }
 
-// line handles one physical line (with its newline, if any).
-func (st *scanState) line(raw []byte) {
-	st.lines++
-	raw = bytes.TrimSuffix(raw, []byte{'\n'})
-	raw = bytes.TrimSuffix(raw, []byte{'\r'})
-	ts, text, partial := splitTimestamp(raw)
-	if ts != nil {
-		if st.firstTS == "" {
-			st.firstTS = formatTimestamp(ts)
-		}
-		st.lastTS = append(st.lastTS[:0], ts...)
-	}
-	if partial || len(st.partial) > 0 {
-		// The kubelet split a long line into CRI records: join them.
-		room := st.opts.MaxLineBytes - len(st.partial)
-		st.partial = append(st.partial, text[:max(0, min(room, len(text)))]...)
-		if partial {
-			return
-		}
-		text = st.partial
-		defer func() { st.partial = st.partial[:0] }()
-	}
-	st.process(text, ts)
-}
-
-// process matches one logical line.
-func (st *scanState) process(text, ts []byte) {
-	if bytes.IndexByte(text, 0x1b) >= 0 {
-		st.ansi = stripANSI(st.ansi[:0], text)
-		text = st.ansi
-	}
-	if !utf8.Valid(text) {
-		st.utf = appendValidUTF8(st.utf[:0], text)
-		text = st.utf
-	}
+// logical handles one logical line: its head and, when it was over-long,
+// its tail, each matched on its own.
+func (st *scanState) logical(head, tail, ts []byte) {
+	text := st.cleanText(0, head)
 	disp := display(text)
 
 	for _, b := range st.active {
@@ -397,12 +463,69 @@ func (st *scanState) process(text, ts []byte) {
 		st.active = kept
 	}
 
+	if st.lineGen++; st.lineGen == 0 { // wrapped: reset marks
+		for i := range st.sigs {
+			st.sigs[i].line = 0
+		}
+		st.lineGen = 1
+	}
+	st.records(text, ts)
+	if tail != nil {
+		st.records(st.cleanText(1, tail), ts)
+	}
+	st.ring.push(disp)
+}
+
+// cleanText strips terminal escape sequences and replaces invalid UTF-8,
+// in scratch buffer i when anything changes.
+func (st *scanState) cleanText(i int, text []byte) []byte {
+	if bytes.IndexByte(text, 0x1b) >= 0 {
+		st.clean[i] = stripANSI(st.clean[i][:0], text)
+		text = st.clean[i]
+	}
+	if !utf8.Valid(text) {
+		// text may be clean[i]: write into the spare buffer and swap.
+		st.spare = appendValidUTF8(st.spare[:0], text)
+		st.clean[i], st.spare = st.spare, st.clean[i]
+		text = st.clean[i]
+	}
+	return text
+}
+
+// records matches each carriage-return segment of a line on its own: a
+// progress bar redrawn in place leaves many updates on one physical line,
+// and what one of them says must be seen (a CRLF ending leaves an empty
+// last segment). A line with no text is still fed to the traceback
+// tracker, for which blank lines matter.
+func (st *scanState) records(text, ts []byte) {
+	n := 0
+	for len(text) > 0 {
+		seg := text
+		if i := bytes.IndexByte(text, '\r'); i >= 0 {
+			seg, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if len(seg) > 0 {
+			st.record(seg, ts)
+			n++
+		}
+	}
+	if n == 0 {
+		st.record(nil, ts)
+	}
+}
+
+// record matches one record: a line or a segment of one.
+func (st *scanState) record(text, ts []byte) {
 	st.cands = st.cands[:0]
 	st.occ = st.occ[:0]
 	st.headHit = false
 	if len(text) > 0 {
-		st.gen++
-		if st.gen == 0 { // wrapped: reset marks
+		if st.stats != nil {
+			st.stats.records++
+		}
+		if st.gen++; st.gen == 0 { // wrapped: reset marks
 			clear(st.mark)
 			st.gen = 1
 		}
@@ -421,9 +544,15 @@ func (st *scanState) process(text, ts []byte) {
 	nsig := int32(len(st.s.sigs))
 	tbt := st.s.tracebackTarget()
 	for _, t := range st.cands {
+		if c := st.s.starts[t]; c != nil && !c.ok(text) {
+			continue
+		}
+		if st.stats != nil {
+			st.stats.cands[t]++
+		}
 		switch {
 		case t < nsig:
-			st.matchSig(t, text, ts, disp)
+			st.matchSig(t, text, ts)
 		case t == tbt:
 			st.headHit = true
 		default:
@@ -434,12 +563,11 @@ func (st *scanState) process(text, ts []byte) {
 	if len(st.progCand) > 0 {
 		st.progress(text, ts)
 	}
-	st.ring.push(disp)
 	st.tb.feed(text, st.lines, st.headHit)
 }
 
-// maxOccurrences bounds the literal occurrences remembered per line;
-// beyond it, targets fall back to a windowed search of the line.
+// maxOccurrences bounds the literal occurrences remembered per record;
+// beyond it, targets fall back to a windowed search of the record.
 const maxOccurrences = 64
 
 type occurrence struct {
@@ -447,72 +575,90 @@ type occurrence struct {
 	start  int32
 }
 
-// noteOverflow makes t search the whole line: some of its occurrences
-// were not remembered.
-func (s *Scanner) noteOverflow(st *scanState, t int32) {
-	if st.mark[t] != st.gen {
-		st.mark[t] = st.gen
-		st.cands = append(st.cands, t)
-	}
-	st.first[t] = -1
-}
-
 // search runs target t's regexp re on text the cheapest way that gives
-// the same result as re on the whole line. When every literal that gates
-// t is a prefix of what all its matches start with, a match can only
-// start where one of those literals occurs, so re is tried anchored at
-// each occurrence (with the preceding rune as context for \b) instead of
-// at every position of the line. Otherwise the search starts at the
-// window before the first occurrence (see searchBack). loc, when
-// submatch is set, is relative to text.
+// the same result as re on the whole record. When every gate occurrence
+// of t on the record is of a literal that matches start with, a match can
+// only start at one of them, so re is tried anchored at each (with the
+// preceding rune as context for \b) instead of at every position.
+// Otherwise the search starts just before the earliest position a match
+// may start at (see lit.back). loc, when submatch is set, is relative to
+// text.
 func (st *scanState) search(t int32, re *regexp.Regexp, text []byte, submatch bool) ([]int, bool) {
-	if a := st.s.anchors[t]; a != nil && st.first[t] >= 0 {
-		var qs [maxOccurrences]int32
-		n := 0
-		for _, o := range st.occ {
-			if o.target == t {
-				qs[n] = o.start
-				n++
-			}
-		}
-		sortInt32(qs[:n])
-		prev := int32(-1)
-		for _, q := range qs[:n] {
-			if q == prev {
-				continue
-			}
-			prev = q
-			base, r := int(q), a.zero
-			if q > 0 {
-				base, r = int(q)-1, a.ctx
-				for base > 0 && !utf8.RuneStart(text[base]) {
-					base--
-				}
-			}
-			if !submatch {
-				if r.Match(text[base:]) {
-					return nil, true
-				}
-				continue
-			}
-			if loc := r.FindSubmatchIndex(text[base:]); loc != nil {
-				shift(loc, base)
-				loc[0] = int(q)
-				return loc, true
-			}
-		}
-		return nil, false
+	if a := st.s.anchors[t]; a != nil && st.anch[t] {
+		return st.searchAnchored(t, a, text, submatch)
 	}
 	w := st.window(t, text)
-	if !submatch {
-		return nil, re.Match(text[w:])
+	if w == 0 {
+		if !submatch {
+			return nil, re.Match(text)
+		}
+		loc := re.FindSubmatchIndex(text)
+		return loc, loc != nil
 	}
 	loc := re.FindSubmatchIndex(text[w:])
 	if loc == nil {
 		return nil, false
 	}
+	if loc[0] == 0 {
+		// No true match starts at w, the rune kept for context: this one
+		// saw the start of text there (^, \b). Ask the whole record.
+		loc = re.FindSubmatchIndex(text)
+		return loc, loc != nil
+	}
 	shift(loc, w)
 	return loc, true
+}
+
+// window returns where the search of target t starts: one rune before
+// the earliest position a match may start at (so that \b sees the rune
+// before), or 0.
+func (st *scanState) window(t int32, text []byte) int {
+	w := int(st.from[t]) - 1
+	if w <= 0 {
+		return 0
+	}
+	for w > 0 && !utf8.RuneStart(text[w]) {
+		w--
+	}
+	return w
+}
+
+func (st *scanState) searchAnchored(t int32, a *anchored, text []byte, submatch bool) ([]int, bool) {
+	var qs [maxOccurrences]int32
+	n := 0
+	for _, o := range st.occ {
+		if o.target == t {
+			qs[n] = o.start
+			n++
+		}
+	}
+	sortInt32(qs[:n])
+	prev := int32(-1)
+	for _, q := range qs[:n] {
+		if q == prev {
+			continue
+		}
+		prev = q
+		base, r := int(q), a.zero
+		if q > 0 {
+			base, r = int(q)-1, a.ctx
+			for base > 0 && !utf8.RuneStart(text[base]) {
+				base--
+			}
+		}
+		if !submatch {
+			if r.Match(text[base:]) {
+				return nil, true
+			}
+			continue
+		}
+		if loc := r.FindSubmatchIndex(text[base:]); loc != nil {
+			shift(loc, base)
+			loc[0] = int(q)
+			return loc, true
+		}
+	}
+	return nil, false
 }
 
 func shift(loc []int, by int) {
@@ -531,24 +677,24 @@ func sortInt32(a []int32) {
 	}
 }
 
-// onTarget adds a target without a literal position: its regexp
-// searches the whole line.
-func (st *scanState) onTarget(t int32) {
-	if st.mark[t] != st.gen {
-		st.mark[t] = st.gen
-		st.cands = append(st.cands, t)
-	}
-	st.first[t] = -1
-}
-
 func hasFoldKS(text []byte) bool {
 	return (bytes.IndexByte(text, 0xE2) >= 0 && bytes.Contains(text, []byte("\u212A"))) ||
 		(bytes.IndexByte(text, 0xC5) >= 0 && bytes.Contains(text, []byte("\u017F")))
 }
 
-func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
+// matchSig confirms signature t on a record; a line counts once per
+// signature however many of its records match.
+func (st *scanState) matchSig(t int32, text, ts []byte) {
 	sig := &st.s.sigs[t]
 	ss := &st.sigs[t]
+	if ss.line == st.lineGen {
+		if st.stats != nil {
+			if _, ok := st.search(t, sig.re, text, false); ok {
+				st.stats.confirmed[t]++
+			}
+		}
+		return
+	}
 	if ss.count == 0 {
 		loc, _ := st.search(t, sig.re, text, true)
 		if loc == nil {
@@ -570,6 +716,10 @@ func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 	} else if _, ok := st.search(t, sig.re, text, false); !ok {
 		return
 	}
+	if st.stats != nil {
+		st.stats.confirmed[t]++
+	}
+	ss.line = st.lineGen
 	ss.count++
 	ss.lastLine = st.lines
 	ss.lastTS = append(ss.lastTS[:0], ts...)
@@ -586,24 +736,16 @@ func (st *scanState) matchSig(t int32, text, ts, disp []byte) {
 		b = ss.last
 		ss.lastIsLast = true
 	}
-	shown := disp
-	if bytes.IndexByte(text, '\r') >= 0 {
-		// Show the carriage-return segment that matched, not the
-		// last redraw of the progress bar.
-		if loc := sig.re.FindIndex(text); loc != nil {
-			shown = segmentAt(text, loc[0])
-		}
-	}
-	b.set(st.lines, ts, cut(shown, maxTextBytes), st.ring, sig.context, sig.context)
+	// The sample shows the record that matched: for a progress bar, the
+	// segment, not the last redraw.
+	b.set(st.lines, ts, cut(text, maxTextBytes), st.ring, sig.context, sig.context)
 	if b.want > 0 && !b.active {
 		b.active = true
 		st.active = append(st.active, b)
 	}
 }
 
-// progress applies the candidate progress patterns to each carriage-
-// return segment of the line: a tqdm bar redrawn in place leaves many
-// updates on one physical line, each a sample.
+// progress applies the candidate progress patterns to a record.
 func (st *scanState) progress(text, ts []byte) {
 	var t int64
 	if ts != nil {
@@ -613,49 +755,49 @@ func (st *scanState) progress(text, ts []byte) {
 	} else if tt, ok := inlineTime(text); ok {
 		t = tt.UnixNano()
 	}
-	if bytes.IndexByte(text, '\r') < 0 {
-		var lp lineProgress
-		for i, pi := range st.progCand {
-			p := &st.s.progress[pi]
-			loc, _ := st.search(st.progTarget[i], p.re, text, true)
-			p.extract(text, loc, &lp)
+	var lp lineProgress
+	for i, pi := range st.progCand {
+		p := &st.s.progress[pi]
+		if st.stats == nil && p.covered(&lp) {
+			continue // what it could read, earlier patterns read
 		}
-		if lp.hasAnything || lp.hasTotal {
-			st.prog.record(&lp, st.lines, t)
+		loc, _ := st.search(st.progTarget[i], p.re, text, true)
+		if loc != nil && st.stats != nil {
+			st.stats.confirmed[st.progTarget[i]]++
 		}
-		return
+		p.extract(text, loc, &lp)
 	}
-	for len(text) > 0 {
-		seg := text
-		if i := bytes.IndexByte(text, '\r'); i >= 0 {
-			seg, text = text[:i], text[i+1:]
-		} else {
-			text = nil
-		}
-		if len(seg) == 0 {
-			continue
-		}
-		var lp lineProgress
-		for _, pi := range st.progCand {
-			p := &st.s.progress[pi]
-			p.extract(seg, p.re.FindSubmatchIndex(seg), &lp)
-		}
-		if lp.hasAnything || lp.hasTotal {
-			st.prog.record(&lp, st.lines, t)
-		}
+	if lp.hasAnything || lp.hasTotal {
+		st.prog.record(&lp, st.lines, t)
 	}
 }
 
 func (st *scanState) result() evidence.LogFile {
 	lf := evidence.LogFile{
 		Lines:   st.lines,
-		Bytes:   st.bytes,
 		Binary:  st.binary,
 		Matches: map[string]evidence.SignatureMatch{},
 		Tail:    []string{},
 	}
+	if st.counter != nil {
+		lf.Bytes = st.counter.n
+	}
 	if st.binary {
+		if lf.Bytes > 0 {
+			lf.SkippedBytes = lf.Bytes
+			lf.Skipped = []evidence.SkipReason{{Reason: SkipBinary, Bytes: lf.Bytes, Lines: st.lines}}
+		}
 		return lf
+	}
+	if st.longLines > 0 {
+		lf.LongLines = st.longLines
+		lf.Skipped = append(lf.Skipped, evidence.SkipReason{Reason: SkipLongLine, Bytes: st.longSkipped, Lines: st.longLines})
+	}
+	if st.nul != nil && st.nul.removed > 0 {
+		lf.Skipped = append(lf.Skipped, evidence.SkipReason{Reason: SkipNUL, Bytes: st.nul.removed})
+	}
+	for _, r := range lf.Skipped {
+		lf.SkippedBytes += r.Bytes
 	}
 	lf.FirstTime = st.firstTS
 	if len(st.lastTS) > 0 {
@@ -714,16 +856,6 @@ func display(text []byte) []byte {
 	return cut(text, maxTextBytes)
 }
 
-// segmentAt returns the carriage-return segment holding offset i.
-func segmentAt(text []byte, i int) []byte {
-	start := bytes.LastIndexByte(text[:i], '\r') + 1
-	end := bytes.IndexByte(text[i:], '\r')
-	if end < 0 {
-		return text[start:]
-	}
-	return text[start : i+end]
-}
-
 // cut shortens b to at most n bytes without splitting a UTF-8 sequence.
 func cut(b []byte, n int) []byte {
 	if len(b) <= n {
@@ -736,8 +868,11 @@ func cut(b []byte, n int) []byte {
 	return b[:i]
 }
 
-// stripANSI removes terminal escape sequences (colours that Ray and many
-// loggers add), so that patterns and prefixes see the plain text.
+// stripANSI removes terminal escape sequences (colours that Ray, rich and
+// many loggers add, cursor moves of progress bars, hyperlinks), so that
+// patterns and prefixes see the plain text. A malformed sequence loses
+// only its escape bytes: the text after it, and any line break or
+// carriage return inside it, is kept.
 func stripANSI(dst, b []byte) []byte {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -745,20 +880,47 @@ func stripANSI(dst, b []byte) []byte {
 			dst = append(dst, c)
 			continue
 		}
-		if i+1 < len(b) && b[i+1] == '[' {
-			// CSI: parameters and intermediates, then a final byte.
+		if i+1 >= len(b) {
+			break
+		}
+		switch next := b[i+1]; {
+		case next == '[':
+			// CSI: parameter bytes, intermediate bytes, a final byte.
 			j := i + 2
-			for j < len(b) && (b[j] < 0x40 || b[j] > 0x7e) {
+			for j < len(b) && b[j] >= 0x20 && b[j] <= 0x3f {
 				j++
 			}
-			i = j
-			continue
-		}
-		if i+1 < len(b) {
-			i++ // two-byte escape
+			if j < len(b) && b[j] >= 0x40 && b[j] <= 0x7e {
+				i = j
+			} else {
+				i = j - 1 // malformed: keep the byte that broke it
+			}
+		case next == ']':
+			// OSC: up to BEL or ESC \.
+			i = skipOSC(b, i+2)
+		case next >= 0x20 && next <= 0x7e:
+			i++ // a two-byte escape
 		}
 	}
 	return dst
+}
+
+// skipOSC returns the index of the last byte of an operating system
+// command starting at j (after "ESC ]"), or j-1 when it has no
+// terminator within maxOSC bytes: then only "ESC ]" goes.
+func skipOSC(b []byte, j int) int {
+	const maxOSC = 2048
+	for k := j; k < len(b) && k < j+maxOSC; k++ {
+		switch {
+		case b[k] == 0x07:
+			return k
+		case b[k] == 0x1b && k+1 < len(b) && b[k+1] == '\\':
+			return k + 1
+		case b[k] == '\r' || b[k] == '\n':
+			return j - 1
+		}
+	}
+	return j - 1
 }
 
 // appendValidUTF8 appends b to dst with each invalid UTF-8 sequence

@@ -1,0 +1,93 @@
+package logscan
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/traindoc/traindoc/engine/evidence"
+)
+
+// FileJob is one log file to scan.
+type FileJob struct {
+	Path    string
+	Options Options
+}
+
+// FileResult is what scanning one FileJob gave: the log, or the error
+// that stopped the scan with what was found before it.
+type FileResult struct {
+	Log evidence.LogFile
+	Err error
+}
+
+// ScanFiles scans many files with at most workers at once (GOMAXPROCS
+// when workers <= 0) and returns their results in the order of jobs, so
+// that the outcome does not depend on scheduling. Each file is still read
+// once, by one goroutine; a Scanner is safe for concurrent scans. When ctx
+// is done, files not yet scanned get ctx's error and scans under way stop
+// at their next read.
+func (s *Scanner) ScanFiles(ctx context.Context, jobs []FileJob, workers int) []FileResult {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, len(jobs))
+	out := make([]FileResult, len(jobs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i] = s.scanJob(ctx, jobs[i])
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			for j := i; j < len(jobs); j++ {
+				out[j] = FileResult{Err: fmt.Errorf("scan %s: %w", jobs[j].Path, ctx.Err())}
+			}
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return out
+}
+
+func (s *Scanner) scanJob(ctx context.Context, job FileJob) FileResult {
+	if err := ctx.Err(); err != nil {
+		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Path, err)}
+	}
+	f, err := os.Open(job.Path)
+	if err != nil {
+		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Path, err)}
+	}
+	defer f.Close()
+	lf, err := s.Scan(ctxReader{ctx, f}, job.Options)
+	if err != nil {
+		err = fmt.Errorf("scan %s: %w", job.Path, err)
+	}
+	return FileResult{Log: lf, Err: err}
+}
+
+// ctxReader stops reading once ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
