@@ -181,6 +181,7 @@ func (d *Diagnoser) diagnoseJob(ctx context.Context, job *evidence.Job) (report.
 		rj.Nodes = append(rj.Nodes, n.Name)
 	}
 	choosePrimary(d.engine, &rj)
+	rj.Pods = pods(job, rj.Findings)
 	rj.Summary = summary(&rj)
 	redactJob(&rj)
 	return rj, nil

@@ -39,8 +39,15 @@ func redactFinding(f *report.Finding) {
 	// Lines catches a key split over consecutive log lines.
 	texts = redact.Lines(texts)
 	for i := range f.Evidence {
-		f.Evidence[i].Text = texts[i]
-		f.Evidence[i].Source = redact.String(f.Evidence[i].Source)
+		e := &f.Evidence[i]
+		e.Text = texts[i]
+		e.Source = redact.String(e.Source)
+		// The context is redacted as one block with its line, so that a
+		// key split across the excerpt's lines is caught too.
+		if len(e.Before)+len(e.After) > 0 {
+			block := redact.Lines(append(append(append([]string{}, e.Before...), e.Text), e.After...))
+			e.Before, e.After = block[:len(e.Before)], block[len(e.Before)+1:]
+		}
 	}
 }
 

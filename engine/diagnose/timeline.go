@@ -2,6 +2,7 @@ package diagnose
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,3 +170,53 @@ func progress(job *evidence.Job) *report.Progress {
 }
 
 func sortStrings(xs []string) { sort.Strings(xs) }
+
+// pods builds the per-pod table, marking the pods findings are about and
+// the global ranks they name.
+func pods(job *evidence.Job, findings []report.Finding) []report.Pod {
+	ranks := map[string][]int{}
+	failing := map[string]bool{}
+	for _, f := range findings {
+		fault := f.Category != report.CategoryHealthy && !f.Risk
+		for _, s := range f.Subjects {
+			if s.Kind != "Pod" {
+				continue
+			}
+			if fault {
+				failing[s.Name] = true
+			}
+			if s.Rank != nil && !slices.Contains(ranks[s.Name], *s.Rank) {
+				ranks[s.Name] = append(ranks[s.Name], *s.Rank)
+			}
+		}
+	}
+	out := make([]report.Pod, 0, len(job.Pods))
+	for i := range job.Pods {
+		p := &job.Pods[i]
+		row := report.Pod{
+			Name: p.Name, Role: p.ReplicaType, Index: p.ReplicaIndex, Node: p.NodeName, Phase: p.Phase,
+			Ranks: slices.Sorted(slices.Values(ranks[p.Name])), Failing: failing[p.Name],
+		}
+		if len(p.Containers) > 0 {
+			c := &p.Containers[0]
+			row.Restarts = c.RestartCount
+			row.State = strings.TrimSuffix(c.State.State+": "+c.State.Reason, ": ")
+			// A crash-looping container waits now; its exit code is the
+			// last instance's.
+			switch {
+			case c.State.State == "terminated":
+				row.ExitCode = c.State.ExitCode
+			case c.LastState.State == "terminated":
+				row.ExitCode = c.LastState.ExitCode
+			}
+			for _, lf := range c.Logs {
+				if !lf.Previous && len(lf.Tail) > 0 {
+					row.LastLine = lf.Tail[len(lf.Tail)-1]
+				}
+			}
+		}
+		out = append(out, row)
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+	return out
+}

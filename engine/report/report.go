@@ -95,6 +95,8 @@ type Job struct {
 	Primary  *Finding  `json:"primary"`
 	Findings []Finding `json:"findings"`
 	Replicas []Replica `json:"replicas"`
+	// Pods is one row per pod: where it ran and how it ended.
+	Pods []Pod `json:"pods,omitempty"`
 	Timeline []Entry   `json:"timeline"`
 	Progress *Progress `json:"progress,omitempty"`
 	Nodes    []string  `json:"nodes,omitempty"`
@@ -183,6 +185,11 @@ type Evidence struct {
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
 	Text string `json:"text"`
+	// Before and After are the log lines around a log excerpt, so that a
+	// reader sees the line in its context (the traceback above it, what
+	// the process printed next).
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
 	Time string `json:"time,omitempty"`
 	// Count is how many times the fact was seen (event count, log matches).
 	Count int `json:"count,omitempty"`
@@ -205,6 +212,27 @@ type Replica struct {
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	Restarts  int    `json:"restarts"`
+}
+
+// Pod is a row of the per-pod table: the pod's role, where it ran, the
+// state of its main container and the last line it logged.
+type Pod struct {
+	Name  string `json:"name"`
+	Role  string `json:"role,omitempty"`
+	Index *int   `json:"index,omitempty"`
+	// Ranks are the global ranks findings name on this pod.
+	Ranks []int  `json:"ranks,omitempty"`
+	Node  string `json:"node,omitempty"`
+	Phase string `json:"phase,omitempty"`
+	// State is the main container's state and reason ("terminated:
+	// OOMKilled", "waiting: CrashLoopBackOff", "running").
+	State    string `json:"state,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Restarts int    `json:"restarts"`
+	// LastLine is the last line of the main container's current log.
+	LastLine string `json:"lastLine,omitempty"`
+	// Failing is true when this pod is a subject of a fault finding.
+	Failing bool `json:"failing,omitempty"`
 }
 
 // Entry is one line of the job timeline.

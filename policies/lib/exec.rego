@@ -145,6 +145,8 @@ sample_evidence(pod, c, lf, m, s) := {
 	"file": lf.file,
 	"line": s.line,
 	"text": s.text,
+	"before": object.get(s, "before", []),
+	"after": object.get(s, "after", []),
 	"time": object.get(s, "time", ""),
 	"count": m.count,
 }
