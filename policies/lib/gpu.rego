@@ -235,3 +235,19 @@ before(a, b) if {
 	b != ""
 	time.parse_rfc3339_ns(a) < time.parse_rfc3339_ns(b)
 }
+
+# named_xids are the Xids a health agent's condition, event or message
+# names: NVSentinel "ErrorCode:79", EKS "NvidiaXID79Error", GKE
+# XidCriticalError's reason {"79":true}, NPD "Xid 79" or "XID: 79".
+named_xids(text) := {x |
+	some m in regex.find_all_string_submatch_n(`(?i)(?:ErrorCode:\s*|NvidiaXID|\bXid[ :(]*|"(?:xid)?)(\d{1,3})(?:Error|Warning|"\s*:\s*true|\b)`, text, -1)
+	x := m[1]
+}
+
+# only_app_xids holds when a text names Xids and every one of them is an
+# application Xid.
+only_app_xids(text) if {
+	xs := named_xids(text)
+	count(xs) > 0
+	count(xs - app_xids) == 0
+}
