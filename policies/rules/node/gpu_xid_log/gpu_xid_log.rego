@@ -86,6 +86,7 @@ findings contains f if {
 	cf := _container_faults(pod, c)
 	some origin in {x[0] | some x in cf}
 	xs := _chosen(cf, origin)
+	not _echo_of_kernel_log(origin, xs)
 	w := gpu.worst({x[1] | some x in xs})
 	first := [x | some x in xs; x[1] == w][0]
 	text := first[2].text
@@ -118,6 +119,17 @@ _sample_time(c, h, s) := s.time if {
 	t := gpu.kernel_time(s.text)
 	t != ""
 } else := exec.hit_time(c, h)
+
+# CUDA's or NCCL's words for a fault (no Xid) about a pod whose kernel log
+# names the fault precisely: the kernel log's finding says it all.
+_echo_of_kernel_log(origin, xs) if {
+	every x in xs {
+		x[1].xid == ""
+	}
+	some pod in input.pods
+	pod.name == origin
+	count(_kernel_faults(pod)) > 0
+}
 
 # Kernel logs collected from the pod (exec/<pod>/dmesg.txt, or any other
 # command output holding kernel lines). The kernel log is the node's:
