@@ -15,8 +15,8 @@
 #   severity: warning
 #   owner: hardware
 #   message:
-#     en: "nvidia-smi on node {{.node}}{{if .gpu}} shows GPU {{.gpu}}{{else}} shows a GPU{{end}} {{.fault}}. Action: {{.action}}."
-#     zh: "节点 {{.node}} 上的 nvidia-smi 显示{{if .gpu}} GPU {{.gpu}}{{else}}某块 GPU{{end}} 异常：{{.fault}}。处理：{{.action}}。"
+#     en: "nvidia-smi on node {{.node}}{{if .gpu}}, GPU {{.gpu}}{{end}}: {{.fault}}. Action: {{.action}}."
+#     zh: "节点 {{.node}}{{if .gpu}} 的 GPU {{.gpu}}{{end}} 在 nvidia-smi 中显示异常：{{.fault}}。处理：{{.action}}。"
 #   remediation:
 #     en: |
 #       - Row remapping failed or uncorrectable ECC errors: drain the node (`kubectl cordon <node>`, then drain) and have the GPU replaced; a pending remap or retirement only needs a GPU reset (`nvidia-smi -r`) or a reboot at the next drain.
