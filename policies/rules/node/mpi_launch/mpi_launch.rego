@@ -57,7 +57,7 @@ _ids := {"exec.mpi-launch.daemons", "exec.mpi-launch.ssh"}
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, _ids)
+	hs := [h | some h in exec.hits(pod, c, _ids); not _lost_dead_worker(h)]
 	count(hs) > 0
 	h := _best(hs)
 	f := {
@@ -97,3 +97,38 @@ _peer(hs) := p if {
 } else := ""
 
 _short(host) := split(host, ".")[0]
+
+# Losing a daemon mid-run is how mpirun sees a worker die: when the worker
+# it names (or, unnamed, any worker) shows its own end (OOMKilled,
+# terminated, evicted, lost with its node), that is the finding, and this
+# line adds nothing. Only a loss with no visible cause points at the
+# network between launcher and workers.
+_lost_dead_worker(h) if {
+	regex.match(`lost communication|unexpectedly failed after launch`, exec.sample_text(h))
+	some w in input.pods
+	w.name != ""
+	lower(object.get(w, "replicaType", "")) == "worker"
+	_named_or_any(h, w.name)
+	_ended(w)
+}
+
+_named_or_any(h, name) if {
+	p := _peer([h])
+	p == ""
+}
+
+_named_or_any(h, name) if name in split(_peer([h]), ", ")
+
+_ended(w) if w.phase in {"Failed", "Unknown", "Succeeded"}
+
+_ended(w) if object.get(w, "deletedAt", "") != ""
+
+_ended(w) if {
+	some c in k8s.containers(w)
+	object.get(c, "restartCount", 0) > 0
+}
+
+_ended(w) if {
+	some c in k8s.containers(w)
+	c.state.state == "terminated"
+}

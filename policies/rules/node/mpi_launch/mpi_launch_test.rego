@@ -52,3 +52,17 @@ _re(id) := s.pattern if {
 	some s in mpi_launch.signatures
 	s.id == id
 }
+
+# The worker the launcher lost was OOM-killed: that is the finding.
+test_quiet_on_lost_daemon_of_a_dead_worker if {
+	ms := {"exec.mpi-launch.daemons": _m("ORTE has lost communication with a remote daemon.", [
+		"",
+		"  HNP daemon   : [[18212,0],0] on node hubert-mpi-launcher",
+		"  Remote daemon: [[18212,0],3] on node hubert-mpi-worker-2",
+	])}
+	w := {
+		"name": "hubert-mpi-worker-2", "replicaType": "Worker", "phase": "Failed", "conditions": [],
+		"containers": [{"name": "mpi-worker", "restartCount": 0, "state": {"state": "terminated", "exitCode": 137, "reason": "OOMKilled"}, "lastState": {}}],
+	}
+	count(mpi_launch.findings) == 0 with input as {"phase": "Failed", "pods": [_launcher(ms), w]}
+}
