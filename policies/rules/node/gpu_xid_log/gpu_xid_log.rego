@@ -189,10 +189,12 @@ _exec_ev(pod, x) := {
 	"time": gpu.kernel_time(x[1]),
 }
 
-# nvidia-smi itself failing on a lost GPU.
+# nvidia-smi itself failing on a lost GPU, unless the pod's kernel log
+# already names the fault.
 findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
+	count(_kernel_faults(pod)) == 0
 	smi := pod.exec.nvidiaSmi
 	err := object.get(smi, "error", "")
 	regex.match(`(?i)Unable to determine the device handle|GPU is lost|fallen off the bus|Unknown Error|GPU requires reset`, err)

@@ -149,3 +149,17 @@ test_kernel_times if {
 	gpu.kernel_time("2026-03-01T09:58:00,123456+01:00 gpu-7 kernel: NVRM: Xid") == "2026-03-01T08:58:00Z"
 	gpu.kernel_time("[ 1843.308145] NVRM: Xid") == ""
 }
+
+# CUDA's "unknown error" about a pod whose kernel log shows Xid 79 is an
+# echo: one finding, from the kernel log.
+test_log_echo_defers_to_kernel_log if {
+	kernel := "[Sun Mar  1 09:58:00 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+	pod := object.union(_pod({"node.gpu-unknown": _m("w-5:212:290 [3] NCCL WARN Cuda failure 'unknown error'")}), {
+		"exec": {"other": [{"name": "dmesg", "file": "exec/w-5/dmesg.txt", "text": kernel}]},
+		"nvidiaSmi": {},
+	})
+	fs := gpu_xid_log.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	f.params.xid == "79"
+}
