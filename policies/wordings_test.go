@@ -24,8 +24,11 @@ import (
 // must classify, each with where it was seen, and harmless look-alikes
 // that must yield nothing.
 type lines struct {
-	Match   []wording `yaml:"match"`
-	NoMatch []wording `yaml:"nomatch"`
+	// Category is what the match lines yield unless they say otherwise;
+	// default the category of the rule folder's path.
+	Category string    `yaml:"category"`
+	Match    []wording `yaml:"match"`
+	NoMatch  []wording `yaml:"nomatch"`
 }
 
 // wording is one line and how to place it in a job.
@@ -52,6 +55,10 @@ type wording struct {
 	// request: "efa" (vpc.amazonaws.com/efa) or "rdma" (rdma/ib). Empty:
 	// one pod on one node, where NCCL needs no network.
 	Fabric string `yaml:"fabric"`
+	// Exec, when set, names an in-pod command output (exec/<pod>/<Exec>,
+	// e.g. "nvidia-smi-q.txt") that holds the line and its context
+	// instead of the log; Setup still says whether the job failed.
+	Exec string `yaml:"exec"`
 }
 
 // fallbacks are what any failed container yields besides its cause.
@@ -86,7 +93,7 @@ func loadWordings(t *testing.T) []wordingCase {
 		dir := path.Dir(p)
 		area, name := path.Base(path.Dir(dir)), path.Base(dir)
 		rule := area + "-" + strings.ReplaceAll(name, "_", "-")
-		def := area + "." + strings.ReplaceAll(name, "_", "-")
+		def := cmpOr(l.Category, area+"."+strings.ReplaceAll(name, "_", "-"))
 		for i, w := range l.Match {
 			out = append(out, wordingCase{rule: rule, file: p, index: i, match: true, w: w, want: cmpOr(w.Category, def)})
 		}
@@ -261,9 +268,12 @@ func writeWordingSnapshot(t *testing.T, tc wordingCase) string {
 		log = append(log, steps(1, 40)...)
 	}
 	block := append(append(append([]string{}, tc.w.Before...), tc.w.Line), tc.w.After...)
-	if setup == "dmesg" {
+	switch {
+	case setup == "dmesg":
 		write("exec/wording-master-0/dmesg.txt", strings.Join(append(dmesgNoise, block...), "\n")+"\n")
-	} else {
+	case tc.w.Exec != "":
+		write("exec/wording-master-0/"+path.Base(tc.w.Exec), strings.Join(block, "\n")+"\n")
+	default:
 		log = append(log, block...)
 	}
 	if setup == "running" {

@@ -10,25 +10,29 @@ package traindoc.lib.exec
 
 import data.traindoc.lib.k8s
 
-# Context signatures several rules read.
+# Context signatures several rules read: a launcher's report that one of
+# its processes died of a signal, in the wordings of torchrun, the
+# DeepSpeed launcher ("exits with return code = -9"), mpirun and prterun
+# ("exited on signal 9 (Killed)") and MPICH/Intel MPI Hydra ("KILLED BY
+# SIGNAL: 9 (Killed)").
 signatures contains {
 	"id": "launcher.sigkill",
-	"pattern": `Signal 9 \(SIGKILL\) received by PID|exitcode\s*:\s*-9\b|failed \(exitcode: -9\)|died with <Signals\.SIGKILL: 9>|exited on signal 9 \(Killed\)`,
+	"pattern": `Signal 9 \(SIGKILL\) received by PID|exitcode\s*:\s*-9\b|failed \(exitcode: -9\)|died with <Signals\.SIGKILL: 9>|exited on signal 9 \(Killed\)|exits with return code = -9\b|KILLED BY SIGNAL: 9 \(Killed\)`,
 }
 
 signatures contains {
 	"id": "launcher.sigsegv",
-	"pattern": `Signal 11 \(SIGSEGV\) received by PID|exitcode\s*:\s*-11\b|failed \(exitcode: -11\)`,
+	"pattern": `Signal 11 \(SIGSEGV\) received by PID|exitcode\s*:\s*-11\b|failed \(exitcode: -11\)|exits with return code = -11\b|KILLED BY SIGNAL: 11 \(Segmentation fault\)`,
 }
 
 signatures contains {
 	"id": "launcher.sigabrt",
-	"pattern": `Signal 6 \(SIGABRT\) received by PID|exitcode\s*:\s*-6\b|failed \(exitcode: -6\)`,
+	"pattern": `Signal 6 \(SIGABRT\) received by PID|exitcode\s*:\s*-6\b|failed \(exitcode: -6\)|exited on signal 6 \(Aborted\)|exits with return code = -6\b|KILLED BY SIGNAL: 6 \(Aborted\)`,
 }
 
 signatures contains {
 	"id": "launcher.sigbus",
-	"pattern": `Signal 7 \(SIGBUS\) received by PID|exitcode\s*:\s*-7\b|failed \(exitcode: -7\)`,
+	"pattern": `Signal 7 \(SIGBUS\) received by PID|exitcode\s*:\s*-7\b|failed \(exitcode: -7\)|exits with return code = -7\b`,
 }
 
 # A Python exception line ("KeyError: 'x'", "[rank3]: ValueError: ...",
@@ -212,6 +216,9 @@ line_rank(text) := to_number(m[0][1]) if {
 } else := to_number(m[0][1]) if {
 	m := regex.find_all_string_submatch_n(`(?i)\brank\s?(\d+)\]`, text, 1)
 	count(m) == 1
+} else := to_number(m[0][1]) if {
+	m := regex.find_all_string_submatch_n(`noticed that process rank (\d+) with PID`, text, 1)
+	count(m) == 1
 }
 
 # origin is the pod a log line came from: the pod whose hostname NCCL
@@ -223,6 +230,8 @@ origin(pod, text) := o if {
 	o := _host_pod(text)
 } else := o if {
 	o := _mpi_rank_pod(text)
+} else := o if {
+	o := _mpi_node_pod(text)
 } else := pod
 
 _host_pod(text) := o if {
@@ -243,6 +252,18 @@ _mpi_rank_pod(text) := o if {
 	some o in input.pods
 	lower(object.get(o, "replicaType", "")) == "worker"
 	object.get(o, "replicaIndex", -1) == index
+}
+
+# mpirun and prterun name the host of a process that died ("mpirun
+# noticed that process rank 9 with PID 0 on node dlrm-worker-1 exited on
+# signal 6 (Aborted)."); in an MPIJob the host is the worker pod's name
+# (or its DNS name).
+_mpi_node_pod(text) := o if {
+	m := regex.find_all_string_submatch_n(`noticed that process rank \d+ with PID \d+ on node ([A-Za-z0-9][-A-Za-z0-9.]*[A-Za-z0-9])`, text, 1)
+	count(m) == 1
+	host := split(m[0][1], ".")[0]
+	some o in input.pods
+	o.name == host
 }
 
 # node_of is the node a line's origin pod ran on.

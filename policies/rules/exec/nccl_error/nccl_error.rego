@@ -119,7 +119,7 @@ _ids := {k[0] | some k in _kinds}
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := [h | some h in exec.hits(pod, c, _ids); not _cuda_oom(h)]
+	hs := [h | some h in exec.hits(pod, c, _ids); not _cuda_oom(h); not _gpu_fault(h)]
 	count(hs) > 0
 	k := _kind(hs)
 	ordered := _ordered(hs, k[0])
@@ -137,6 +137,15 @@ _cuda_oom(h) if {
 	h.id == "exec.nccl-error.cuda"
 	every t in [s.text | some s in object.get(h.m, "samples", [])] {
 		contains(t, "out of memory")
+	}
+}
+
+# NCCL's "Cuda failure 'unknown error'" or an ECC failure is the GPU
+# failing under NCCL: the GPU hardware rules report it on its node.
+_gpu_fault(h) if {
+	h.id == "exec.nccl-error.cuda"
+	every t in [s.text | some s in object.get(h.m, "samples", [])] {
+		regex.match(`(?i)'unknown error'|uncorrectable ECC|ECC error|GPU is lost|fallen off the bus`, t)
 	}
 }
 

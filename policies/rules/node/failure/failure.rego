@@ -5,13 +5,18 @@
 #   reporting: the kubelet stopped posting status, the node controller
 #   marked the pods not ready and tainted the node unreachable, pods went to
 #   phase Unknown, or they were deleted by the taint manager or by pod
-#   garbage collection because their node was gone.
+#   garbage collection because their node was gone. Also a node that
+#   rebooted under a running pod, and, when the job failed on it, a node
+#   that node-problem-detector or the EKS node monitoring agent reports
+#   broken (KernelDeadlock, ReadonlyFilesystem, FilesystemCorruptionProblem,
+#   KubeletProblem, ContainerRuntimeProblem; KernelReady,
+#   ContainerRuntimeReady or StorageReady False).
 # custom:
 #   severity: critical
 #   owner: hardware
 #   message:
-#     en: "Node(s) {{.nodes}} failed or became unreachable while running the job."
-#     zh: "节点 {{.nodes}} 在运行作业期间发生故障或失联。"
+#     en: "Node(s) {{.nodes}} failed or became unreachable while running the job{{if .detail}} ({{.detail}}){{end}}."
+#     zh: "节点 {{.nodes}} 在运行作业期间发生故障或失联{{if .detail}}（{{.detail}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - Check the node: `kubectl describe node <node>` (Ready condition, taints, events) and whether it still exists (`kubectl get node <node>`).
@@ -24,7 +29,7 @@
 #   zh:
 #     title: 作业所在节点故障或失联
 #     description: |
-#       运行（或曾运行）作业 Pod 的节点变为 NotReady 或停止上报：kubelet 不再上报状态、节点控制器把 Pod 标记为未就绪并给节点打上 unreachable 污点、Pod 进入 Unknown 阶段，或者由于节点消失，Pod 被污点管理器或 Pod 垃圾回收删除。
+#       运行（或曾运行）作业 Pod 的节点变为 NotReady 或停止上报：kubelet 不再上报状态、节点控制器把 Pod 标记为未就绪并给节点打上 unreachable 污点、Pod 进入 Unknown 阶段，或者由于节点消失，Pod 被污点管理器或 Pod 垃圾回收删除。Pod 运行期间节点重启也属于此类；作业在某节点上失败时，node-problem-detector 或 EKS 节点监控代理报告该节点损坏（KernelDeadlock、ReadonlyFilesystem、FilesystemCorruptionProblem、KubeletProblem、ContainerRuntimeProblem，或 KernelReady、ContainerRuntimeReady、StorageReady 为 False）同样归入此类。
 package traindoc.rules.node.failure
 
 import data.traindoc.lib.k8s
@@ -130,7 +135,99 @@ _still_hurting(pod) if {
 	n.name == object.get(pod, "nodeName", "")
 }
 
-_failed_nodes := {n.name | some n in _bad_nodes} | {x[2] | some x in _pod_signals; x[2] != "?"}
+# Node problems reported by node-problem-detector (True when present) and
+# by the EKS node monitoring agent (its *Ready conditions False). A broken
+# kernel, file system or runtime explains the job's failure only where a
+# pod of the job failed.
+_npd_problems := {"KernelDeadlock", "ReadonlyFilesystem", "FilesystemCorruptionProblem", "KubeletProblem", "ContainerRuntimeProblem", "CorruptDockerOverlay2"}
+
+_eks_ready := {"KernelReady", "ContainerRuntimeReady", "StorageReady"}
+
+_problem(c) if {
+	c.type in _npd_problems
+	c.status == "True"
+}
+
+_problem(c) if {
+	c.type in _eks_ready
+	c.status == "False"
+}
+
+_node_problems contains [n, c] if {
+	some n in _list(input.nodes)
+	not n in _bad_nodes
+	_job_failed_on(n.name)
+	some c in _list(n.conditions)
+	_problem(c)
+}
+
+_job_failed_on(node) if {
+	object.get(input, "phase", "") in {"Failed", "Unknown"}
+	some pod in _list(input.pods)
+	object.get(pod, "nodeName", "") == node
+}
+
+_job_failed_on(node) if {
+	some pod in _list(input.pods)
+	object.get(pod, "nodeName", "") == node
+	_pod_hurt(pod)
+}
+
+_pod_hurt(pod) if pod.phase in {"Failed", "Unknown"}
+
+_pod_hurt(pod) if {
+	some c in k8s.containers(pod)
+	object.get(c, "restartCount", 0) > 0
+}
+
+# The kubelet's "Rebooted" and the node controller's NodeNotReady events
+# on a node while a pod of the job ran there.
+_node_events contains [e, name] if {
+	some e in _list(input.events)
+	e.object.kind == "Node"
+	e.reason in {"Rebooted", "NodeNotReady"}
+	name := e.object.name
+	some pod in _list(input.pods)
+	object.get(pod, "nodeName", "") == name
+	_during(pod, e)
+	_event_hurts(e, name)
+}
+
+_during(pod, e) if {
+	start := object.get(pod, "startTime", "")
+	start != ""
+	t := k8s.event_time(e)
+	t != ""
+	time.parse_rfc3339_ns(t) >= time.parse_rfc3339_ns(start)
+}
+
+# A reboot always kills the pods on the node; a NotReady blip counts when
+# the job failed there or the node is still not ready.
+_event_hurts(e, _) if e.reason == "Rebooted"
+
+_event_hurts(e, name) if {
+	e.reason == "NodeNotReady"
+	_job_failed_on(name)
+}
+
+_event_hurts(e, name) if {
+	e.reason == "NodeNotReady"
+	some n in _bad_nodes
+	n.name == name
+}
+
+_failed_nodes := (({n.name | some n in _bad_nodes} | {x[2] | some x in _pod_signals; x[2] != "?"}) | {x[0].name | some x in _node_problems}) | {x[1] | some x in _node_events}
+
+_details contains sprintf("%s=%s %s", [c.type, c.status, object.get(c, "reason", "")]) if some [_, c] in _node_problems
+
+_details contains sprintf("%s: %s", [e.reason, e.message]) if {
+	some [e, _] in _node_events
+	e.reason == "Rebooted"
+}
+
+_detail := trim_space(sort(_details)[0]) if count(_details) > 0
+
+else := ""
 
 _node_list := concat(", ", sort(_failed_nodes)) if count(_failed_nodes) > 0
 
@@ -142,7 +239,7 @@ findings contains f if {
 	ev := _node_evidence(n)
 	f := {
 		"subject": {"kind": "Node", "name": n.name},
-		"params": {"nodes": _node_list},
+		"params": {"nodes": _node_list, "detail": _detail},
 		"evidence": [ev],
 		"time": object.get(ev, "time", ""),
 	}
@@ -154,8 +251,32 @@ findings contains f if {
 	[pod, ev, _] := x
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"nodes": _node_list},
+		"params": {"nodes": _node_list, "detail": _detail},
 		"evidence": [ev],
 		"time": object.get(ev, "time", ""),
+	}
+}
+
+findings contains f if {
+	_relevant
+	some [n, c] in _node_problems
+	ev := k8s.condition_evidence(_node_ref(n), sprintf("status.conditions[%s]", [c.type]), c)
+	f := {
+		"subject": {"kind": "Node", "name": n.name},
+		"params": {"nodes": _node_list, "detail": _detail},
+		"evidence": [ev],
+		"time": object.get(ev, "time", ""),
+		"severity": "error",
+	}
+}
+
+findings contains f if {
+	_relevant
+	some [e, name] in _node_events
+	f := {
+		"subject": {"kind": "Node", "name": name},
+		"params": {"nodes": _node_list, "detail": _detail},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
 	}
 }

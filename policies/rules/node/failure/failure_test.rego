@@ -52,3 +52,59 @@ test_succeeded_job_silent if {
 	fs := failure.findings with input as {"phase": "Succeeded", "nodes": [_node("gpu-node-12", "Unknown")], "pods": [], "events": []}
 	count(fs) == 0
 }
+
+_ok_node(name, conds) := {"name": name, "ready": "True", "conditions": array.concat([{"type": "Ready", "status": "True"}], conds), "taints": []}
+
+_started(pod) := object.union(pod, {"startTime": "2026-03-01T08:00:00Z"})
+
+test_fires_on_reboot_under_running_pod if {
+	e := {
+		"type": "Warning", "reason": "Rebooted", "count": 1,
+		"message": "Node gpu-node-3 has been rebooted, boot id: 2b1c6f0e-8d57-4b0e-9d1f-55e1c3a2b7d4",
+		"object": {"kind": "Node", "name": "gpu-node-3"}, "firstTime": "2026-03-01T09:12:40Z",
+	}
+	inp := {"phase": "Failed", "nodes": [_ok_node("gpu-node-3", [])], "pods": [_started(_pod("llm-worker-3", "gpu-node-3", "Failed"))], "events": [e]}
+	fs := failure.findings with input as inp
+	count(fs) == 1
+	some f in fs
+	f.subject == {"kind": "Node", "name": "gpu-node-3"}
+	startswith(f.params.detail, "Rebooted: Node gpu-node-3 has been rebooted")
+	f.time == "2026-03-01T09:12:40Z"
+}
+
+# A reboot before the pod started is the node's history.
+test_quiet_on_reboot_before_pod if {
+	e := {
+		"type": "Warning", "reason": "Rebooted", "count": 1, "message": "Node gpu-node-3 has been rebooted, boot id: 1",
+		"object": {"kind": "Node", "name": "gpu-node-3"}, "firstTime": "2026-03-01T07:00:00Z",
+	}
+	inp := {"phase": "Failed", "nodes": [_ok_node("gpu-node-3", [])], "pods": [_started(_pod("llm-worker-3", "gpu-node-3", "Failed"))], "events": [e]}
+	count(failure.findings) == 0 with input as inp
+}
+
+test_fires_on_npd_kernel_deadlock_where_the_job_failed if {
+	c := {"type": "KernelDeadlock", "status": "True", "reason": "DockerHung", "message": "kernel: INFO: task containerd:2211 blocked for more than 120 seconds.", "lastTransitionTime": "2026-03-01T09:30:00Z"}
+	inp := {"phase": "Failed", "nodes": [_ok_node("gpu-node-5", [c])], "pods": [_pod("llm-worker-5", "gpu-node-5", "Failed")], "events": []}
+	fs := failure.findings with input as inp
+	some f in fs
+	f.severity == "error"
+	f.params.detail == "KernelDeadlock=True DockerHung"
+}
+
+test_quiet_on_npd_conditions_false if {
+	cs := [
+		{"type": "KernelDeadlock", "status": "False", "reason": "KernelHasNoDeadlock"},
+		{"type": "ReadonlyFilesystem", "status": "False", "reason": "FilesystemIsNotReadOnly"},
+		{"type": "KernelReady", "status": "True", "reason": "KernelIsReady"},
+	]
+	inp := {"phase": "Failed", "nodes": [_ok_node("gpu-node-5", cs)], "pods": [_pod("llm-worker-5", "gpu-node-5", "Failed")], "events": []}
+	count(failure.findings) == 0 with input as inp
+}
+
+# A read-only file system on a node where the job runs fine is not this
+# job's failure.
+test_quiet_on_node_problem_of_a_healthy_job if {
+	c := {"type": "ReadonlyFilesystem", "status": "True", "reason": "FilesystemIsReadOnly"}
+	inp := {"phase": "Running", "nodes": [_ok_node("gpu-node-5", [c])], "pods": [_pod("llm-worker-5", "gpu-node-5", "Running")], "events": []}
+	count(failure.findings) == 0 with input as inp
+}

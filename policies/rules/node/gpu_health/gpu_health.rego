@@ -2,10 +2,15 @@
 # title: A node health agent reports a GPU fault on the job's node
 # description: |
 #   A GPU node of the job is marked faulty by a health agent or the device
-#   plugin: a node condition set by NVSentinel, Node Problem Detector or a
-#   similar monitor reports an Xid, ECC, NVLink or lost-GPU fault; the node
-#   carries a GPU fault taint; or the device plugin advertises fewer
-#   allocatable GPUs than the node has, because it found some unhealthy.
+#   plugin: a node condition set by NVIDIA NVSentinel, the AKS or a custom
+#   node-problem-detector, GKE's device plugin or the EKS node monitoring
+#   agent reports an Xid, ECC, NVLink, fabric or lost-GPU fault (or a
+#   thermal or power violation, graded as a warning); the node carries a
+#   GPU fault taint; a health event names such a fault; or the device
+#   plugin advertises fewer allocatable GPUs than the node has, because it
+#   found some unhealthy. Conditions and events that name only application
+#   Xids (13, 31, 43, 45, 68), or an agent that lost its connection to
+#   DCGM, are not GPU faults.
 # custom:
 #   category: node.gpu-hardware
 #   severity: critical
@@ -25,9 +30,10 @@
 #   zh:
 #     title: 节点健康代理报告作业所在节点的 GPU 故障
 #     description: |
-#       作业所用的 GPU 节点被健康代理或设备插件标记为故障：NVSentinel、Node Problem Detector 等监控设置的节点状况报告了 Xid、ECC、NVLink 或 GPU 丢失故障；节点带有 GPU 故障污点；或者设备插件发现部分 GPU 不健康，上报的可分配 GPU 少于节点实际拥有的数量。
+#       作业所用的 GPU 节点被健康代理或设备插件标记为故障：NVIDIA NVSentinel、AKS 或自定义的 Node Problem Detector、GKE 设备插件或 EKS 节点监控代理设置的节点状况报告了 Xid、ECC、NVLink、Fabric 或 GPU 丢失故障（过热或功率违规按警告处理）；节点带有 GPU 故障污点；健康事件指出了此类故障；或者设备插件发现部分 GPU 不健康，上报的可分配 GPU 少于节点实际拥有的数量。只涉及应用 Xid（13、31、43、45、68）的状况和事件，以及代理与 DCGM 断开连接，都不算 GPU 故障。
 package traindoc.rules.node.gpu_health
 
+import data.traindoc.lib.gpu
 import data.traindoc.lib.k8s
 
 _list(x) := x if is_array(x)
@@ -40,15 +46,26 @@ _node_ref(n) := {"kind": "Node", "name": n.name}
 
 _standard := {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure", "NetworkUnavailable"}
 
-# Condition types of GPU health agents: NVSentinel checks (GpuXidError,
-# GpuNvlinkWatch, GpuMemWatch...), AKS/GKE NPD (GPUMissing, GPUXIDErrors,
-# GPUProblem), and the like.
-_gpu_type := `(?i)gpu|xid|nvlink|nvswitch|ecc|dcgm|sxid|rowremap|row-remap|nvidia`
+# Condition types of GPU health agents:
+# - NVIDIA NVSentinel: SysLogsXIDError, SysLogsSXIDError,
+#   SysLogsGPUFallenOff, GpuXidError, GpuMemWatch, GpuNvlinkWatch,
+#   GpuPcieWatch, GpuInforomWatch, GpuDriverWatch, GpuThermalWatch,
+#   GpuPowerWatch (True when unhealthy).
+# - AKS node-problem-detector: GPUMissing, NVLinkStatusInactive, XIDErrors
+#   (True when the problem is present).
+# - GKE's GPU device plugin: XidCriticalError (reason {"79":true}).
+# - EKS node monitoring agent: AcceleratedHardwareReady (False when
+#   unhealthy: NvidiaXID<N>Error, NvidiaDoubleBitError, NvidiaNVLinkError,
+#   NvidiaDeviceCountMismatch, NvidiaFabricError, DCGMHealthCode<N>...).
+# - Custom NPD plugins and DCGM-based checks: GpuEcc*, NVLinkError,
+#   DcgmHealth..., and the like.
+_gpu_type := `(?i)gpu|xid|nvlink|nvswitch|ecc|dcgm|sxid|rowremap|row-remap|nvidia|accelerat`
 
 _fault_text := `(?i)\bxid\b|fallen off the bus|uncorrectable ECC|double[- ]bit|row remap|NVLink|GPU (is )?lost|Unable to determine the device handle|GPU requires reset|retired pages|GSP|GPU.*(unhealthy|fault|error|failed|missing)`
 
-# Positive conditions (GpuHealthy, NvidiaGPUReady) are faults when False;
-# problem conditions (GpuXidError, GPUProblem) when True.
+# Positive conditions (GpuHealthy, NvidiaGPUReady, AcceleratedHardwareReady)
+# are faults when False; problem conditions (GpuXidError, GPUProblem,
+# GpuNvlinkWatch) when True.
 _positive(t) if regex.match(`(?i)(healthy|health|ok|ready|available|present)$`, t)
 
 _faulty_condition(c) if {
@@ -56,6 +73,7 @@ _faulty_condition(c) if {
 	regex.match(_gpu_type, c.type)
 	not _positive(c.type)
 	c.status == "True"
+	not _not_a_gpu_fault(c)
 }
 
 _faulty_condition(c) if {
@@ -63,6 +81,7 @@ _faulty_condition(c) if {
 	regex.match(_gpu_type, c.type)
 	_positive(c.type)
 	c.status == "False"
+	not _not_a_gpu_fault(c)
 }
 
 # A condition of another type whose message names a GPU fault.
@@ -71,7 +90,23 @@ _faulty_condition(c) if {
 	not regex.match(_gpu_type, c.type)
 	c.status == "True"
 	regex.match(_fault_text, object.get(c, "message", ""))
+	not _not_a_gpu_fault(c)
 }
+
+_text(c) := sprintf("%s %s %s", [c.type, object.get(c, "reason", ""), object.get(c, "message", "")])
+
+# Conditions that are set by a GPU agent but say nothing against the GPU:
+# application Xids only (13, 31, 43, 45, 68: the program's error, not the
+# GPU's), or an agent that lost its own connection to DCGM.
+_not_a_gpu_fault(c) if gpu.only_app_xids(_text(c))
+
+_not_a_gpu_fault(c) if object.get(c, "reason", "") in {"DCGMError", "DCGMConnectionError"}
+
+# Thermal, power and PCIe replay watches report a degraded GPU, not a
+# failed one.
+_severity(c) := "warning" if regex.match(`(?i)thermal|power|pcie|NvidiaPCIeError|NvidiaPageRetirement|RowRemap\b`, sprintf("%s %s", [c.type, object.get(c, "reason", "")]))
+
+else := "critical"
 
 # Taints of GPU health agents; "nvidia.com/gpu=present:NoSchedule" and
 # similar markers of GPU nodes are not faults.
@@ -82,7 +117,7 @@ _faulty_taint(t) if {
 	regex.match(`(?i)unhealthy|error|fault|fail|bad|xid|broken`, object.get(t, "value", ""))
 }
 
-_hits contains [n, ev, detail] if {
+_hits contains [n, ev, detail, _severity(c)] if {
 	some n in _list(input.nodes)
 	some c in _list(n.conditions)
 	_faulty_condition(c)
@@ -90,7 +125,7 @@ _hits contains [n, ev, detail] if {
 	detail := trim_space(sprintf("%s=%s %s", [c.type, c.status, object.get(c, "reason", "")]))
 }
 
-_hits contains [n, ev, detail] if {
+_hits contains [n, ev, detail, "critical"] if {
 	some n in _list(input.nodes)
 	some t in _list(n.taints)
 	_faulty_taint(t)
@@ -100,7 +135,7 @@ _hits contains [n, ev, detail] if {
 }
 
 # Allocatable GPUs below capacity: the device plugin marked some unhealthy.
-_hits contains [n, ev, detail] if {
+_hits contains [n, ev, detail, "critical"] if {
 	some n in _list(input.nodes)
 	some res in {"nvidia.com/gpu", "amd.com/gpu"}
 	cap := to_number(n.capacity[res])
@@ -110,12 +145,16 @@ _hits contains [n, ev, detail] if {
 	ev := k8s.field_evidence(_node_ref(n), "status.allocatable", detail)
 }
 
-# Health monitor events that name an Xid on the job's objects or nodes.
+# Health monitor events that name a GPU fault on the job's objects or
+# nodes: NPD "XIDError", EKS "NvidiaXID79Error", NVSentinel messages.
+# Events about application Xids only ("NvidiaXID13Warning") and the
+# kubelet's own probe and back-off events are not GPU faults.
 _event_hits contains e if {
 	some e in _list(input.events)
 	e.type == "Warning"
-	regex.match(`(?i)\bxid\b|fallen off the bus|uncorrectable ECC|GPU (is )?lost`, e.message)
-	not regex.match(`(?i)^(BackOff|Failed|Unhealthy)$`, e.reason)
+	regex.match(`(?i)\bxid\b|NvidiaXID\d+Error|fallen off the bus|uncorrectable ECC|double[- ]bit|GPU (is )?lost|NVLink (?:error|down|inactive)`, sprintf("%s %s", [e.reason, e.message]))
+	not regex.match(`^(BackOff|Failed|Unhealthy|FailedScheduling|Killing|Evicted)$`, e.reason)
+	not gpu.only_app_xids(sprintf("%s %s", [e.reason, e.message]))
 }
 
 _nodes := {x[0].name | some x in _hits}
@@ -139,12 +178,14 @@ _detail := d if {
 findings contains f if {
 	_relevant
 	some n in {x[0] | some x in _hits}
-	evs := [x[1] | some x in _hits; x[0].name == n.name]
+	xs := [x | some x in _hits; x[0].name == n.name]
+	evs := [x[1] | some x in xs]
 	f := {
 		"subject": {"kind": "Node", "name": n.name},
 		"params": {"nodes": _node_list, "detail": _detail},
 		"evidence": evs,
 		"time": _first([e.time | some e in evs; object.get(e, "time", "") != ""]),
+		"severity": _worst([x[3] | some x in xs]),
 	}
 }
 
@@ -158,6 +199,10 @@ findings contains f if {
 		"time": k8s.event_time(e),
 	}
 }
+
+_worst(ss) := "critical" if "critical" in ss
+
+else := "warning"
 
 _first(ts) := t if {
 	count(ts) > 0

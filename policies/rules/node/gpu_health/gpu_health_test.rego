@@ -46,3 +46,57 @@ test_healthy_gpu_node_silent if {
 	fs := gpu_health.findings with input as {"phase": "Failed", "nodes": [n], "events": []}
 	count(fs) == 0
 }
+
+test_fires_on_eks_accelerated_hardware_not_ready if {
+	c := {
+		"type": "AcceleratedHardwareReady", "status": "False", "reason": "NvidiaXID79Error",
+		"message": "A critical GPU error occurred: XID 79 on GPU 3", "lastTransitionTime": "2026-03-01T11:04:00Z",
+	}
+	fs := gpu_health.findings with input as {"phase": "Failed", "nodes": [_node("ip-10-0-3-17", [_ready, c], [], "8", "8")], "events": []}
+	some f in fs
+	f.severity == "critical"
+	f.params.detail == "AcceleratedHardwareReady=False NvidiaXID79Error"
+}
+
+# The agent lost its own connection to DCGM: the GPU is not known to be bad.
+test_quiet_on_eks_dcgm_connection_error if {
+	c := {"type": "AcceleratedHardwareReady", "status": "False", "reason": "DCGMError", "message": "failed to initialize DCGM: Error connecting to nv-hostengine: Host engine connection invalid/disconnected"}
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [_node("ip-10-0-3-17", [_ready, c], [], "8", "8")], "events": []}
+}
+
+test_quiet_on_app_xid_condition if {
+	c := {"type": "XidCriticalError", "status": "True", "reason": `{"31":true}`, "message": "6e43a052-e544-467b-a972-63d7cd2ce80a"}
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [_node("gke-p100-kd6j", [_ready, c], [], "1", "1")], "events": []}
+}
+
+test_fires_on_gke_hardware_xid_condition if {
+	c := {"type": "XidCriticalError", "status": "True", "reason": `{"79":true}`, "message": "6e43a052-e544-467b-a972-63d7cd2ce80a"}
+	count(gpu_health.findings) == 1 with input as {"phase": "Failed", "nodes": [_node("gke-a100-x2", [_ready, c], [], "8", "8")], "events": []}
+}
+
+test_thermal_watch_is_a_warning if {
+	c := {"type": "GpuThermalWatch", "status": "True", "reason": "GpuThermalWatchIsNotHealthy", "message": "DCGM_FR_CLOCKS_EVENT_THERMAL"}
+	fs := gpu_health.findings with input as {"phase": "Running", "nodes": [_node("n1", [_ready, c], [], "8", "8")], "events": []}
+	some f in fs
+	f.severity == "warning"
+}
+
+test_quiet_on_npd_conditions_false if {
+	cs := [
+		_ready,
+		{"type": "GPUMissing", "status": "False", "reason": "NoGPUMissing"},
+		{"type": "XIDErrors", "status": "False", "reason": "NoXIDErrors"},
+		{"type": "NVLinkStatusInactive", "status": "False", "reason": "NVLinkStatusActive"},
+		{"type": "GpuNvlinkWatch", "status": "False", "reason": "GpuNvlinkWatchIsHealthy", "message": "No Health Failures"},
+		{"type": "AcceleratedHardwareReady", "status": "True", "reason": "NvidiaAcceleratedHardwareIsReady"},
+	]
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [_node("n1", cs, [], "8", "8")], "events": []}
+}
+
+test_quiet_on_app_xid_event if {
+	e := {
+		"type": "Warning", "reason": "NvidiaXID13Warning", "message": "A non-critical GPU error occurred: XID 13",
+		"object": {"kind": "Node", "name": "n1"}, "firstTime": "2026-03-01T10:00:00Z", "count": 3,
+	}
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [], "events": [e]}
+}

@@ -1,194 +1,207 @@
 # METADATA
-# title: GPU hardware fault reported in the logs
+# title: GPU hardware fault reported in the logs or the kernel log
 # description: |
-#   The NVIDIA driver reported a hardware Xid (ECC double-bit or uncontained
-#   errors, row-remap failures, NVLink errors, GSP timeouts, a GPU fallen off
-#   the bus), or CUDA and nvidia-smi reported a lost GPU, an uncorrectable
-#   ECC error or an "unknown error" from the driver. Application-triggered
-#   Xids (13, 31, 43, 45) are not counted here. The action per Xid follows
-#   NVIDIA's Xid catalog.
+#   The NVIDIA driver reported a hardware Xid (ECC double-bit, contained or
+#   uncontained errors, row-remap failures, NVLink errors, GSP timeouts, a
+#   GPU fallen off the bus), or CUDA, NCCL, NVML and nvidia-smi reported a
+#   lost GPU, an uncorrectable ECC or NVLink error, a GPU that needs a reset
+#   or an "unknown error" from the driver, in a container's log or in a
+#   kernel log collected from the pod (exec/<pod>/dmesg.txt). The grade and
+#   the action follow NVIDIA's Xid catalog. Application Xids (13, 31, 43,
+#   45, 68) are not hardware faults and yield nothing: they follow an error
+#   of the program, which its own log reports. Kernel lines older than the
+#   pod, or followed by further training, are history.
 # custom:
 #   category: node.gpu-hardware
 #   severity: critical
 #   owner: hardware
 #   message:
-#     en: "GPU fault on node {{.node}}: {{.fault}}. Action: {{.action}}."
-#     zh: "节点 {{.node}} 上的 GPU 故障：{{.fault}}。处理：{{.action}}。"
+#     en: "GPU fault on node {{.node}}{{if .gpu}} (GPU {{.gpu}}){{end}}: {{.fault}}. Action: {{.action}}."
+#     zh: "节点 {{.node}}{{if .gpu}}（GPU {{.gpu}}）{{end}} 上的 GPU 故障：{{.fault}}。处理：{{.action}}。"
 #   remediation:
 #     en: |
 #       - Cordon the node (`kubectl cordon <node>`) so the job is not rescheduled onto the same GPU, then restart the job from its last checkpoint.
-#       - Follow the action for the Xid: restart the application (Xid 94), reset the GPU (`nvidia-smi -r`, Xid 48/64/95/109/119/120/140/143), reboot the node (Xid 79), check NVLink (`nvidia-smi nvlink -s`, Xid 74/144-150), check power and cooling (Xid 54).
+#       - Follow the action for the Xid: restart the application (Xid 94), reset the GPU (`nvidia-smi -r`, Xid 48/62/64/95/109/119/120/140/143), reboot the node (Xid 79), check NVLink (`nvidia-smi nvlink -s`, Xid 74/144-150), check power and cooling (Xid 54).
 #       - Run a health check before returning the node: `dcgmi diag -r 3`, and `nvidia-smi -q -d ECC,ROW_REMAPPER` for memory errors; replace the GPU if errors repeat.
 #       - Other ranks' NCCL timeouts and crashes in the same job are consequences of this fault.
 #     zh: |
 #       - 先封锁节点（`kubectl cordon <node>`），避免作业被重新调度到同一块 GPU 上，然后从最近的检查点重启作业。
-#       - 按 Xid 对应的处理方式操作：重启应用（Xid 94）、重置 GPU（`nvidia-smi -r`，Xid 48/64/95/109/119/120/140/143）、重启节点（Xid 79）、检查 NVLink（`nvidia-smi nvlink -s`，Xid 74/144-150）、检查供电和散热（Xid 54）。
+#       - 按 Xid 对应的处理方式操作：重启应用（Xid 94）、重置 GPU（`nvidia-smi -r`，Xid 48/62/64/95/109/119/120/140/143）、重启节点（Xid 79）、检查 NVLink（`nvidia-smi nvlink -s`，Xid 74/144-150）、检查供电和散热（Xid 54）。
 #       - 在节点恢复使用前做健康检查：`dcgmi diag -r 3`，内存错误用 `nvidia-smi -q -d ECC,ROW_REMAPPER` 查看；错误反复出现时更换 GPU。
 #       - 同一作业中其他 rank 的 NCCL 超时和崩溃都是该故障的后果。
 #   zh:
-#     title: 日志中报告了 GPU 硬件故障
+#     title: 日志或内核日志中报告了 GPU 硬件故障
 #     description: |
-#       NVIDIA 驱动报告了硬件 Xid（ECC 双比特或不可控错误、行重映射失败、NVLink 错误、GSP 超时、GPU 从总线上掉线），或 CUDA 与 nvidia-smi 报告 GPU 丢失、不可纠正的 ECC 错误或驱动的 "unknown error"。应用触发的 Xid（13、31、43、45）不计入。每个 Xid 的处理方式依据 NVIDIA 的 Xid 目录。
+#       NVIDIA 驱动报告了硬件 Xid（ECC 双比特错误、可控或不可控的内存错误、行重映射失败、NVLink 错误、GSP 超时、GPU 从总线上掉线），或者 CUDA、NCCL、NVML 与 nvidia-smi 在容器日志或从 Pod 收集的内核日志（exec/<pod>/dmesg.txt）中报告 GPU 丢失、不可纠正的 ECC 或 NVLink 错误、GPU 需要重置，或驱动返回 "unknown error"。严重程度与处理方式依据 NVIDIA 的 Xid 目录。应用触发的 Xid（13、31、43、45、68）不是硬件故障，不会产生结论：它们跟随程序自身的错误，程序日志会报告该错误。早于 Pod 启动、或之后训练仍在继续的内核日志行属于历史记录。
 package traindoc.rules.node.gpu_xid_log
 
 import data.traindoc.lib.exec
+import data.traindoc.lib.gpu
 import data.traindoc.lib.k8s
 
-# Kernel log lines: "NVRM: Xid (PCI:0000:3b:00): 79, pid=1234, name=python,
-# GPU has fallen off the bus." (dmesg, or a health sidecar's log).
-signatures contains {
-	"id": "node.xid",
-	"pattern": `NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): (?P<xid>\d+)`,
-	"hint": "Xid",
+# Kernel Xid lines of hardware Xids only ("NVRM: Xid (PCI:0000:3b:00): 79,
+# pid=1234, name=python, GPU has fallen off the bus."), when a health
+# sidecar or a kernel-log tail ends up in a container's log.
+signatures contains {"id": "node.xid", "pattern": gpu.hardware_xid_pattern, "hint": "Xid ("}
+
+signatures contains {"id": id, "pattern": p} if some id, p in gpu.other_patterns
+
+_ids := {"node.xid"} | object.keys(gpu.other_patterns)
+
+_xid_id := "node.xid"
+
+# The faults a hit's samples report, each with the sample it came from.
+_hit_faults(pod, c, h) := [[f, s] |
+	some s in object.get(h.m, "samples", [])
+	some f in _sample_faults(h.id, s.text)
+]
+
+_sample_faults(id, text) := gpu.xid_faults(text) if id == _xid_id
+
+else := {f |
+	e := gpu.other_faults[id]
+	f := {"xid": "", "gpu": "", "fault": e.fault, "action": e.action, "severity": e.severity}
 }
 
-signatures contains {
-	"id": "node.gpu-lost",
-	"pattern": `GPU has fallen off the bus|GPU is lost|Unable to determine the device handle for GPU|NVML_ERROR_GPU_IS_LOST|GPU requires reset`,
-}
+# Faults of one container, by the pod the line came from (a launcher's log
+# forwards its ranks' lines: the fault belongs to the rank's pod and node).
+_container_faults(pod, c) := [[exec.origin(pod, x[1].text).name, x[0], x[1], h] |
+	some h in exec.hits(pod, c, _ids)
+	some x in _hit_faults(pod, c, h)
+]
 
-signatures contains {
-	"id": "node.gpu-ecc",
-	"pattern": `uncorrectable ECC error encountered|cudaErrorECCUncorrectable|CUDA_ERROR_ECC_UNCORRECTABLE|uncorrectable NVLink error|cudaErrorNvlinkUncorrectable`,
-}
+# An Xid names the fault more precisely than CUDA's or NVML's words for
+# it: when a pod's lines hold one, the others are its echoes.
+_precise(cf, origin) := [x | some x in cf; x[0] == origin; x[1].xid != ""]
 
-# A CUDA "unknown error" from the driver, typically from ProcessGroupNCCL
-# or the CUDA caching allocator, is how a dying GPU usually surfaces.
-signatures contains {
-	"id": "node.gpu-unknown",
-	"pattern": `CUDA error: unknown error|Cuda failure (?:\d+ )?'unknown error'|cudaErrorUnknown\b`,
-}
+_chosen(cf, origin) := xs if {
+	xs := _precise(cf, origin)
+	count(xs) > 0
+} else := [x | some x in cf; x[0] == origin]
 
-# NVIDIA Xid catalog (resolution buckets as NVSentinel maps them).
-xid_table := {
-	"46": {"fault": "Xid 46 GPU stopped processing (timeout)", "action": "reset the GPU or reboot the node", "fatal": true},
-	"48": {"fault": "Xid 48 uncorrectable double-bit ECC error", "action": "drain the node, reset the GPU; replace it if errors repeat", "fatal": true},
-	"54": {"fault": "Xid 54 power-reduced clocking (auxiliary power)", "action": "check power cabling and cooling of the node", "fatal": true},
-	"62": {"fault": "Xid 62 internal micro-controller (PMU) halt", "action": "reset the GPU or reboot the node", "fatal": true},
-	"63": {"fault": "Xid 63 ECC page retirement or row remapping pending", "action": "no immediate action; reset the GPU at the next maintenance to apply the remap", "fatal": false},
-	"64": {"fault": "Xid 64 ECC page retirement or row remapping failed", "action": "drain the node and reset the GPU; replace it if it recurs", "fatal": true},
-	"74": {"fault": "Xid 74 NVLink error", "action": "drain the node, check NVLink (nvidia-smi nvlink -s) and reset the GPUs", "fatal": true},
-	"79": {"fault": "Xid 79 GPU has fallen off the bus", "action": "drain and reboot the node; service it if it recurs", "fatal": true},
-	"92": {"fault": "Xid 92 high single-bit ECC error rate", "action": "no immediate action; watch the node and replace the GPU if it continues", "fatal": false},
-	"94": {"fault": "Xid 94 contained ECC error", "action": "restart the job; the GPU recovers", "fatal": false},
-	"95": {"fault": "Xid 95 uncontained ECC error", "action": "drain the node and reset the GPU", "fatal": true},
-	"109": {"fault": "Xid 109 context switch timeout", "action": "reset the GPU or reboot the node", "fatal": true},
-	"119": {"fault": "Xid 119 GSP RPC timeout", "action": "reset the GPU or reboot the node", "fatal": true},
-	"120": {"fault": "Xid 120 GSP error", "action": "reset the GPU or reboot the node", "fatal": true},
-	"140": {"fault": "Xid 140 unrecovered ECC error", "action": "drain the node and reset the GPU", "fatal": true},
-	"143": {"fault": "Xid 143 GPU initialization failure", "action": "reset the GPU or reboot the node", "fatal": true},
-	"144": {"fault": "Xid 144 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"145": {"fault": "Xid 145 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"146": {"fault": "Xid 146 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"147": {"fault": "Xid 147 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"148": {"fault": "Xid 148 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"149": {"fault": "Xid 149 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-	"150": {"fault": "Xid 150 NVLink error", "action": "drain the node and run the NVLink recovery workflow", "fatal": true},
-}
-
-_other := {
-	"node.gpu-lost": {"fault": "the GPU is lost (fallen off the bus or unreachable)", "action": "drain and reboot the node", "fatal": true},
-	"node.gpu-ecc": {"fault": "an uncorrectable ECC or NVLink error", "action": "drain the node and reset the GPU", "fatal": true},
-	"node.gpu-unknown": {"fault": "the CUDA driver returned \"unknown error\" (a failing GPU)", "action": "drain the node, check its kernel log for Xid errors and run dcgmi diag", "fatal": true},
-}
-
-_xid_re := `NVRM: Xid \(PCI:[0-9a-fA-F:.]+\): (\d+)`
-
-_node(pod) := object.get(pod, "nodeName", "?")
-
-_severity(entry) := "critical" if entry.fatal
-
-else := "warning"
-
-# Xid lines in container logs.
 findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	some lf in exec.logs(c)
-	m := lf.matches["node.xid"]
-	some s in m.samples
-	some g in regex.find_all_string_submatch_n(_xid_re, s.text, -1)
-	entry := xid_table[g[1]]
-	f := {
-		"subject": exec.line_subject(pod, c, s.text),
-		"params": {"node": exec.node_of(pod, s.text), "xid": g[1], "fault": entry.fault, "action": entry.action},
-		"evidence": [exec.sample_evidence(pod, c, lf, m, s)],
-		"time": _time(c, lf, m, s),
-		"severity": _severity(entry),
-	}
-}
-
-_time(c, lf, m, s) := s.time if {
-	object.get(s, "time", "") != ""
-} else := exec.hit_time(c, {"log": lf, "m": m})
-
-# Lost GPU, ECC and unknown errors reported by CUDA in the logs, when no
-# Xid line in the same container already names the fault more precisely.
-findings contains f if {
-	input.phase != "Succeeded"
-	some pod in input.pods
-	some c in k8s.containers(pod)
-	not _has_known_xid(c)
-	some id, entry in _other
-	some lf in exec.logs(c)
-	m := lf.matches[id]
-	count(m.samples) > 0
-	text := m.samples[0].text
+	cf := _container_faults(pod, c)
+	some origin in {x[0] | some x in cf}
+	xs := _chosen(cf, origin)
+	not _echo_of_kernel_log(origin, xs)
+	w := gpu.worst({x[1] | some x in xs})
+	first := [x | some x in xs; x[1] == w][0]
+	text := first[2].text
 	f := {
 		"subject": exec.line_subject(pod, c, text),
-		"params": {"node": exec.node_of(pod, text), "xid": "", "fault": entry.fault, "action": entry.action},
-		"evidence": [exec.sample_evidence(pod, c, lf, m, m.samples[0])],
-		"time": exec.hit_time(c, {"log": lf, "m": m}),
-		"severity": _unknown_severity(id),
+		"params": _params(exec.node_of(pod, text), w),
+		"evidence": _log_evidence(pod, c, xs, first),
+		"time": _sample_time(c, first[3], first[2]),
+		"severity": w.severity,
 	}
 }
 
-_has_known_xid(c) if {
-	some lf in exec.logs(c)
-	some s in lf.matches["node.xid"].samples
-	some g in regex.find_all_string_submatch_n(_xid_re, s.text, -1)
-	xid_table[g[1]]
+_params(node, w) := {"node": node, "xid": w.xid, "gpu": w.gpu, "fault": w.fault, "action": w.action}
+
+_log_evidence(pod, c, xs, first) := array.slice(
+	array.concat([_sample_ev(pod, c, first)], [e |
+		some t in sort({x[2].text | some x in xs; x[2].text != first[2].text})
+		some x in xs
+		x[2].text == t
+		e := _sample_ev(pod, c, x)
+	]),
+	0, 3,
+)
+
+_sample_ev(pod, c, x) := exec.sample_evidence(pod, c, x[3].log, x[3].m, x[2])
+
+_sample_time(c, h, s) := s.time if {
+	object.get(s, "time", "") != ""
+} else := t if {
+	t := gpu.kernel_time(s.text)
+	t != ""
+} else := exec.hit_time(c, h)
+
+# CUDA's or NCCL's words for a fault (no Xid) about a pod whose kernel log
+# names the fault precisely: the kernel log's finding says it all.
+_echo_of_kernel_log(origin, xs) if {
+	every x in xs {
+		x[1].xid == ""
+	}
+	some pod in input.pods
+	pod.name == origin
+	count(_kernel_faults(pod)) > 0
 }
 
-# "unknown error" alone is strong but not certain.
-_unknown_severity("node.gpu-unknown") := "error"
-
-_unknown_severity(id) := "critical" if id != "node.gpu-unknown"
-
-# Xids in command outputs collected from the pod (a dmesg dump).
-findings contains f if {
-	input.phase != "Succeeded"
-	some pod in input.pods
+# Kernel logs collected from the pod (exec/<pod>/dmesg.txt, or any other
+# command output holding kernel lines). The kernel log is the node's:
+# lines from before the pod started are history, and so are lines after
+# which the job kept training.
+_kernel_faults(pod) := [[f, line, o] |
 	some o in object.get(pod, ["exec", "other"], [])
 	some line in split(o.text, "\n")
-	some g in regex.find_all_string_submatch_n(_xid_re, line, -1)
-	entry := xid_table[g[1]]
-	f := {
-		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"node": _node(pod), "xid": g[1], "fault": entry.fault, "action": entry.action},
-		"evidence": [{
-			"kind": "exec",
-			"source": sprintf("pod %s %s", [pod.name, o.name]),
-			"object": k8s.pod_ref(pod),
-			"file": o.file,
-			"text": line,
-		}],
-		"time": "",
-		"severity": _severity(entry),
-	}
+	some f in gpu.line_faults(line)
+	not _stale(pod, gpu.kernel_time(line))
+]
+
+_stale(pod, t) if gpu.before(t, object.get(pod, "startTime", ""))
+
+_stale(_, t) if {
+	last := object.get(object.get(input, "progress", {}), "lastStepTime", "")
+	gpu.before(t, last)
+	time.parse_rfc3339_ns(last) - time.parse_rfc3339_ns(t) > 120000000000
 }
 
-# nvidia-smi itself failing on a lost GPU.
+_kernel_chosen(kf) := xs if {
+	xs := [x | some x in kf; x[0].xid != ""]
+	count(xs) > 0
+} else := kf
+
 findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
+	kf := _kernel_faults(pod)
+	count(kf) > 0
+	xs := _kernel_chosen(kf)
+	w := gpu.worst({x[0] | some x in xs})
+	first := [x | some x in xs; x[0] == w][0]
+	f := {
+		"subject": {"kind": "Pod", "name": pod.name},
+		"params": _params(object.get(pod, "nodeName", "?"), w),
+		"evidence": _kernel_evidence(pod, xs, first),
+		"time": gpu.kernel_time(first[1]),
+		"severity": w.severity,
+	}
+}
+
+_kernel_evidence(pod, xs, first) := array.slice(
+	array.concat([_exec_ev(pod, first)], [_exec_ev(pod, x) |
+		some line in sort({x[1] | some x in xs; x[1] != first[1]})
+		x := [y | some y in xs; y[1] == line][0]
+	]),
+	0, 3,
+)
+
+_exec_ev(pod, x) := {
+	"kind": "exec",
+	"source": sprintf("pod %s %s", [pod.name, x[2].name]),
+	"object": k8s.pod_ref(pod),
+	"file": x[2].file,
+	"text": trim_space(x[1]),
+	"time": gpu.kernel_time(x[1]),
+}
+
+# nvidia-smi itself failing on a lost GPU, unless the pod's kernel log
+# already names the fault.
+findings contains f if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	count(_kernel_faults(pod)) == 0
 	smi := pod.exec.nvidiaSmi
 	err := object.get(smi, "error", "")
 	regex.match(`(?i)Unable to determine the device handle|GPU is lost|fallen off the bus|Unknown Error|GPU requires reset`, err)
+	e := gpu.other_faults["node.gpu-lost"]
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"node": _node(pod), "xid": "", "fault": _other["node.gpu-lost"].fault, "action": _other["node.gpu-lost"].action},
+		"params": {"node": object.get(pod, "nodeName", "?"), "xid": "", "gpu": "", "fault": e.fault, "action": e.action},
 		"evidence": [{
 			"kind": "exec",
 			"source": sprintf("pod %s nvidia-smi", [pod.name]),

@@ -1,0 +1,217 @@
+# METADATA
+# title: nvidia-smi shows a failed or degraded GPU
+# description: |
+#   An nvidia-smi output collected from the pod (`nvidia-smi -q`, `-q -d
+#   ECC,ROW_REMAPPER,PERFORMANCE`, `nvidia-smi nvlink -s`, saved under
+#   exec/<pod>/) shows a GPU that failed or is degraded: a row-remapping
+#   failure, a remap or page retirement pending a reset, uncorrectable ECC
+#   errors since the driver loaded, a reset or drain the driver asks for, a
+#   failed NVSwitch fabric, NVLink links that are down while others are up,
+#   or a hardware thermal or power-brake slowdown that throttles the clocks.
+#   Healthy values ("Pending : No", "Not Active", retired-page counts of
+#   0, a software power cap at full load) say nothing.
+# custom:
+#   category: node.gpu-hardware
+#   severity: warning
+#   owner: hardware
+#   message:
+#     en: "nvidia-smi on node {{.node}}{{if .gpu}}, GPU {{.gpu}}{{end}}: {{.fault}}. Action: {{.action}}."
+#     zh: "节点 {{.node}}{{if .gpu}} 的 GPU {{.gpu}}{{end}} 在 nvidia-smi 中显示异常：{{.fault}}。处理：{{.action}}。"
+#   remediation:
+#     en: |
+#       - Row remapping failed or uncorrectable ECC errors: drain the node (`kubectl cordon <node>`, then drain) and have the GPU replaced; a pending remap or retirement only needs a GPU reset (`nvidia-smi -r`) or a reboot at the next drain.
+#       - NVLink links down or a failed fabric: check `nvidia-smi nvlink -s` and `-e`, `nvidia-smi -q | grep -A3 Fabric` and the fabric manager on NVSwitch systems; reset the GPUs or reboot, and reseat the link if it stays down.
+#       - HW thermal or power-brake slowdown: the GPU runs at reduced clocks, so every rank waits for it; check cooling, fans, inlet temperature and the power supply; a software power cap alone is normal under load.
+#       - Run `dcgmi diag -r 3` before the node takes jobs again.
+#     zh: |
+#       - 行重映射失败或存在不可纠正的 ECC 错误：隔离节点（`kubectl cordon <node>` 后排空）并更换该 GPU；重映射或页退役处于待处理状态时，只需在下次排空时重置 GPU（`nvidia-smi -r`）或重启节点。
+#       - NVLink 链路断开或 Fabric 失败：检查 `nvidia-smi nvlink -s` 与 `-e`、`nvidia-smi -q | grep -A3 Fabric`，NVSwitch 机型还要检查 fabric manager；重置 GPU 或重启节点，链路仍断开时重新插拔。
+#       - 硬件过热或电源制动降频：GPU 以降低的频率运行，所有 rank 都要等它；检查散热、风扇、进风温度和电源；仅有软件功率上限在满载时属正常现象。
+#       - 节点重新接收作业前运行 `dcgmi diag -r 3`。
+#   zh:
+#     title: nvidia-smi 显示 GPU 故障或性能降级
+#     description: |
+#       从 Pod 收集的 nvidia-smi 输出（`nvidia-smi -q`、`-q -d ECC,ROW_REMAPPER,PERFORMANCE`、`nvidia-smi nvlink -s`，保存在 exec/<pod>/ 下）显示某块 GPU 故障或性能降级：行重映射失败、重映射或页退役等待重置、驱动加载后出现不可纠正的 ECC 错误、驱动要求重置或排空、NVSwitch Fabric 失败、部分 NVLink 链路断开而其他链路正常，或硬件过热与电源制动导致降频。健康的取值（"Pending : No"、"Not Active"、退役页数为 0、满载时的软件功率上限）不会产生结论。
+package traindoc.rules.node.gpu_smi
+
+import data.traindoc.lib.gpu
+import data.traindoc.lib.k8s
+
+_reset := "reset the GPU (nvidia-smi -r) or reboot the node at the next drain"
+
+_replace := "drain the node and replace the GPU"
+
+_cooling := "check the node's cooling, fans and power supply; the GPU runs at reduced clocks until it is fixed"
+
+_links := "drain the node, reset the GPUs or reboot; reseat or service the link if it stays down"
+
+# Checks on one GPU's section: pattern, fault, action, severity.
+_checks := [
+	{
+		"re": `Remapping Failure Occurred\s*:\s*Yes`,
+		"fault": "a row-remapping failure (its memory can no longer repair itself)",
+		"action": _replace, "severity": "critical",
+	},
+	{
+		"re": `(?:Reset Required|Drain and Reset Recommended)\s*:\s*Yes`,
+		"fault": "a reset the driver requires after an unrecoverable error",
+		"action": "drain the node and reset the GPU", "severity": "critical",
+	},
+	{
+		"re": `GPU Recovery Action\s*:\s*(?:GPU Reset|Reset|Node Reboot|Reboot|Drain)`,
+		"fault": "a recovery action (reset, reboot or drain) the driver requires",
+		"action": "drain the node and perform the recovery action", "severity": "critical",
+	},
+	{
+		"re": `Volatile\s*\n(?:[^\n]*\n){0,5}?\s*(?:DRAM|SRAM) Uncorrectable[^:\n]*:\s*[1-9]|Volatile\s*\n(?:[^\n]*\n){0,9}?\s*Double Bit\s*\n(?:[^\n]*\n){0,7}?\s*Total\s*:\s*[1-9]`,
+		"fault": "uncorrectable ECC errors since the driver loaded",
+		"action": "drain the node and reset the GPU; replace it if the errors come back", "severity": "error",
+	},
+	{
+		"re": `Remapped Rows\s*\n(?:[^\n]*\n){0,4}?\s*Pending\s*:\s*Yes`,
+		"fault": "a memory row remapping that is pending until the GPU is reset",
+		"action": _reset, "severity": "warning",
+	},
+	{
+		"re": `Retired Pages\s*\n(?:[^\n]*\n){0,6}?\s*Pending(?: Page Blacklist| Page Retirement)?\s*:\s*Yes`,
+		"fault": "a page retirement that is pending until the GPU is reset",
+		"action": _reset, "severity": "warning",
+	},
+	{
+		"re": `HW Thermal Slowdown\s*:\s*Active`,
+		"fault": "a hardware thermal slowdown (clocks throttled because the GPU is too hot)",
+		"action": _cooling, "severity": "warning",
+	},
+	{
+		"re": `HW Power Brake Slowdown\s*:\s*Active`,
+		"fault": "a hardware power-brake slowdown (clocks throttled by the power supply)",
+		"action": _cooling, "severity": "warning",
+	},
+	{
+		"re": `HW Slowdown\s*:\s*Active`,
+		"fault": "a hardware slowdown (clocks cut by half or more)",
+		"action": _cooling, "severity": "warning",
+	},
+	{
+		"re": `clocks event due to thermal violation|clocks? throttl\w* due to thermal`,
+		"fault": "a thermal violation that throttles the clocks (DCGM health check)",
+		"action": _cooling, "severity": "warning",
+	},
+	{
+		"re": `SW Thermal Slowdown\s*:\s*Active`,
+		"fault": "a thermal slowdown (clocks lowered to keep the GPU under its temperature limit)",
+		"action": _cooling, "severity": "warning",
+	},
+	{
+		"re": `Link is down|Link \d+: [^\n]*\b[Dd]own\b`,
+		"fault": "an NVLink link that is down",
+		"action": _links, "severity": "error",
+	},
+]
+
+# sections splits an output into GPU sections: `nvidia-smi -q` starts each
+# with "GPU 00000000:3B:00.0", `nvidia-smi nvlink -s` with "GPU 0: NVIDIA
+# H100 80GB HBM3 (UUID: ...)". An output without such headers is one
+# section about an unnamed GPU.
+_sections(text) := secs if {
+	parts := split(concat("", ["\n", text]), "\nGPU ")
+	count(parts) > 1
+	secs := [{"gpu": _gpu_name(p), "text": concat("", ["GPU ", p])} | some i, p in parts; i > 0]
+} else := [{"gpu": "", "text": text}]
+
+_gpu_name(p) := trim_suffix(trim_space(split(split(p, "\n")[0], " ")[0]), ":")
+
+# The evidence line: the line of the section that matched, with its GPU.
+_match_line(sec, re) := trim_space(m[0]) if {
+	m := regex.find_n(re, sec.text, 1)
+	count(m) == 1
+}
+
+_issues(pod) := [i |
+	some o in object.get(pod, ["exec", "other"], [])
+	some sec in _sections(o.text)
+	some i in _section_issues(o, sec)
+]
+
+_section_issues(o, sec) := [i |
+	some ck in _checks
+	not _shadowed(ck, sec)
+	regex.match(ck.re, sec.text)
+	i := _issue(o, sec, ck.fault, ck.action, ck.severity, _brief(_match_line(sec, ck.re)))
+]
+
+# The umbrella "HW Slowdown" adds nothing when the thermal or power-brake
+# line under it names the reason.
+_shadowed(ck, sec) if {
+	ck.re == `HW Slowdown\s*:\s*Active`
+	regex.match(`HW (?:Thermal|Power Brake) Slowdown\s*:\s*Active`, sec.text)
+}
+
+# _brief shows a multi-line match as its first and last lines ("Remapped
+# Rows ... Pending : Yes").
+_brief(s) := trim_space(s) if not contains(s, "\n")
+
+else := sprintf("%s ... %s", [trim_space(ls[0]), trim_space(ls[count(ls) - 1])]) if ls := split(s, "\n")
+
+_issue(o, sec, fault, action, severity, line) := {
+	"gpu": sec.gpu, "fault": fault, "action": action, "severity": severity,
+	"text": trim_space(sprintf("GPU %s: %s", [sec.gpu, line])), "o": o,
+}
+
+# NVLink: links of a GPU inactive while links elsewhere in the same output
+# are up. On a system without NVLink every link is absent, not inactive.
+_issues_nvlink(pod) := [i |
+	some o in object.get(pod, ["exec", "other"], [])
+	regex.match(`Link \d+: \d+(?:\.\d+)? GB/s`, o.text)
+	some sec in _sections(o.text)
+	m := regex.find_n(`Link \d+: <inactive>`, sec.text, -1)
+	count(m) > 0
+	i := _issue(o, sec, sprintf("%d NVLink link(s) inactive while the node's other links are up", [count(m)]), _links, "error", m[0])
+]
+
+# "all links are inActive" from NVML: the whole fabric of the GPU is down.
+# A PCIe GPU without NVLink prints it too, so only a failed job counts it.
+_issues_all_inactive(pod) := [i |
+	input.phase == "Failed"
+	some o in object.get(pod, ["exec", "other"], [])
+	some sec in _sections(o.text)
+	line := _match_line(sec, `Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive`)
+	i := _issue(o, sec, "every NVLink link inactive", _links, "error", line)
+]
+
+# Fabric state on NVSwitch systems: "Fabric / State : Completed / Status :
+# Success" when healthy.
+_issues_fabric(pod) := [i |
+	some o in object.get(pod, ["exec", "other"], [])
+	some sec in _sections(o.text)
+	some m in regex.find_all_string_submatch_n(`Fabric\s*\n\s*State\s*:\s*([^\n]*)\n\s*Status\s*:\s*([^\n]*)`, sec.text, -1)
+	status := trim_space(m[2])
+	not status in {"Success", "N/A", "NVML_SUCCESS"}
+	i := _issue(o, sec, sprintf("a failed NVSwitch fabric (state %s, status %s)", [trim_space(m[1]), status]), _links, "error", sprintf("Fabric Status : %s", [status]))
+]
+
+_all_issues(pod) := array.concat(array.concat(_issues(pod), _issues_nvlink(pod)), array.concat(_issues_all_inactive(pod), _issues_fabric(pod)))
+
+findings contains f if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	is := _all_issues(pod)
+	count(is) > 0
+	ranked := sort([[0 - gpu.severity_rank[i.severity], i.gpu, i.fault, i.text, k] | some k, i in is])
+	w := is[ranked[0][4]]
+	f := {
+		"subject": {"kind": "Pod", "name": pod.name},
+		"params": {"node": object.get(pod, "nodeName", "?"), "gpu": w.gpu, "fault": w.fault, "action": w.action},
+		"evidence": [_evidence(pod, is[r[4]]) | some j, r in ranked; j < 3],
+		"time": "",
+		"severity": w.severity,
+	}
+}
+
+_evidence(pod, i) := {
+	"kind": "exec",
+	"source": sprintf("pod %s %s", [pod.name, i.o.name]),
+	"object": k8s.pod_ref(pod),
+	"file": i.o.file,
+	"text": i.text,
+}
