@@ -96,7 +96,7 @@ type Job struct {
 	Findings []Finding `json:"findings"`
 	Replicas []Replica `json:"replicas"`
 	// Pods is one row per pod: where it ran and how it ended.
-	Pods []Pod `json:"pods,omitempty"`
+	Pods     []Pod     `json:"pods,omitempty"`
 	Timeline []Entry   `json:"timeline"`
 	Progress *Progress `json:"progress,omitempty"`
 	Nodes    []string  `json:"nodes,omitempty"`
@@ -190,7 +190,7 @@ type Evidence struct {
 	// the process printed next).
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
-	Time string `json:"time,omitempty"`
+	Time   string   `json:"time,omitempty"`
 	// Count is how many times the fact was seen (event count, log matches).
 	Count int `json:"count,omitempty"`
 }
