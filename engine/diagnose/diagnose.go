@@ -180,6 +180,10 @@ func (d *Diagnoser) diagnoseJob(ctx context.Context, job *evidence.Job) (report.
 	for _, n := range job.Nodes {
 		rj.Nodes = append(rj.Nodes, n.Name)
 	}
+	for i := range rj.Findings {
+		f := &rj.Findings[i]
+		f.Acknowledged, f.AcknowledgedBy = d.engine.Acknowledged(f.Rule, job.Namespace, job.Name, job.Annotations)
+	}
 	choosePrimary(d.engine, &rj)
 	rj.Pods = pods(job, rj.Findings)
 	rj.Summary = summary(&rj)

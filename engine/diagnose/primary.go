@@ -51,8 +51,10 @@ func (c *causality) causes(k, i int) bool {
 	return c.explains(k, i) && !(c.explains(i, k) && before(c.fs[i].FirstSeen, c.fs[k].FirstSeen))
 }
 
+// fault says whether finding i is an observed fault that counts: not the
+// healthy verdict, not a risk, not an acknowledged known issue.
 func (c *causality) fault(i int) bool {
-	return c.fs[i].Category != report.CategoryHealthy && !c.tax.Risk(c.fs[i].Category)
+	return c.fs[i].Category != report.CategoryHealthy && !c.tax.Risk(c.fs[i].Category) && !c.fs[i].Acknowledged
 }
 
 // causeOf returns the fault that causes finding i, preferring prefer, or -1.
@@ -173,7 +175,7 @@ func choosePrimary(tax taxonomy, j *report.Job) {
 func dropJobFallbacks(tax taxonomy, j *report.Job) {
 	other := false
 	for _, f := range j.Findings {
-		if f.Category != report.CategoryHealthy && !tax.Risk(f.Category) && !tax.JobFallback(f.Category) && !tax.NoCause(f.Category) &&
+		if f.Category != report.CategoryHealthy && !tax.Risk(f.Category) && !tax.JobFallback(f.Category) && !tax.NoCause(f.Category) && !f.Acknowledged &&
 			report.SeverityRank(f.Severity) >= report.SeverityRank(report.SeverityWarning) {
 			other = true
 		}
@@ -218,7 +220,7 @@ func sortFindings(fs []report.Finding, primaryID string) {
 		switch {
 		case f.ID == primaryID:
 			return 0
-		case f.Risk:
+		case f.Risk, f.Acknowledged:
 			return 3
 		case f.Consequence:
 			return 2

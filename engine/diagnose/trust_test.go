@@ -103,3 +103,26 @@ func TestRuleSettings(t *testing.T) {
 func hasCategory(j *report.Job, category string) bool {
 	return slices.ContainsFunc(j.Findings, func(f report.Finding) bool { return f.Category == category })
 }
+
+// An acknowledged finding is shown but not counted and never fails a
+// gate, whether a data file or the job's annotation acknowledges it.
+func TestAcknowledgedFindings(t *testing.T) {
+	ctx := context.Background()
+	rep, err := Run(ctx, "../../fixtures/risk-throughput-no-shm", Options{DataFiles: []string{"testdata/settings/acknowledge-throughput.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := onlyJob(t, rep)
+	var ack *report.Finding
+	for i := range j.Findings {
+		if j.Findings[i].Category == "progress.throughput-drop" {
+			ack = &j.Findings[i]
+		}
+	}
+	if ack == nil || !ack.Acknowledged || !strings.Contains(ack.AcknowledgedBy, "acknowledge-throughput.yaml:3: GPU 5 is being replaced") {
+		t.Fatalf("throughput finding = %+v, want it acknowledged by the data file", ack)
+	}
+	if !j.Healthy || len(j.Failing("info")) != 1 || j.Failing("info")[0].Category != "spec.no-shm" {
+		t.Errorf("healthy = %v, failing = %v: the acknowledged finding must not count", j.Healthy, j.Failing("info"))
+	}
+}

@@ -49,6 +49,7 @@ type Engine struct {
 	categories map[string]string
 	explains   map[string]map[string]bool
 	tax        taxonomy
+	acks       []Acknowledgement
 	perRuleMu  sync.Mutex
 	perRule    map[string]*rego.PreparedEvalQuery
 

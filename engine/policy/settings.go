@@ -31,7 +31,18 @@ type RuleSetting struct {
 }
 
 // settingsKeys are the keys settings may hold.
-var settingsKeys = []string{"thresholds", "rules"}
+var settingsKeys = []string{"thresholds", "rules", "acknowledge"}
+
+// Acknowledgement accepts a known issue: findings of Rule on the jobs Job
+// names (namespace/name, name, or "" for every job) are shown but not
+// counted and never fail a gate.
+type Acknowledgement struct {
+	Rule   string
+	Job    string
+	Reason string
+	// Where is file:line of the entry, shown on the acknowledged finding.
+	Where string
+}
 
 // checkSettings validates the settings of every data file against the
 // threshold schema the policies declare and the rule catalogue, and
@@ -53,6 +64,7 @@ func (e *Engine) checkSettings(ctx context.Context, paths []string) (map[string]
 	}
 	sort.Strings(ruleIDs)
 	c := &settingsChecker{schema: schema, ruleIDs: ruleIDs, rules: map[string]RuleSetting{}}
+	defer func() { e.acks = c.acks }()
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
 		if err != nil {
@@ -77,6 +89,7 @@ type settingsChecker struct {
 	schema  map[string]thresholdSpec
 	ruleIDs []string
 	rules   map[string]RuleSetting
+	acks    []Acknowledgement
 	file    string
 	errs    []string
 }
@@ -112,6 +125,8 @@ func (c *settingsChecker) document(root *yaml.Node) {
 				c.pairs(v, "settings.thresholds", c.threshold)
 			case "rules":
 				c.pairs(v, "settings.rules", c.rule)
+			case "acknowledge":
+				c.acknowledge(v)
 			default:
 				c.fail(k, "settings.%s is not a setting%s", k.Value, suggest(k.Value, settingsKeys))
 			}
@@ -167,6 +182,62 @@ func (c *settingsChecker) rule(k, v *yaml.Node) {
 		}
 	})
 	c.rules[id] = set
+}
+
+// acknowledge reads settings.acknowledge: a list of {rule, job, reason}.
+func (c *settingsChecker) acknowledge(n *yaml.Node) {
+	if n.Kind != yaml.SequenceNode {
+		c.fail(n, "settings.acknowledge must be a list of {rule, job, reason}, got %s", describe(n))
+		return
+	}
+	for i, item := range n.Content {
+		path := fmt.Sprintf("settings.acknowledge[%d]", i)
+		a := Acknowledgement{Where: fmt.Sprintf("%s:%d", c.file, item.Line)}
+		c.pairs(item, path, func(k, v *yaml.Node) {
+			if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
+				c.fail(v, "%s.%s must be a string, got %s", path, k.Value, describe(v))
+				return
+			}
+			switch k.Value {
+			case "rule":
+				a.Rule = v.Value
+				if _, ok := slices.BinarySearch(c.ruleIDs, v.Value); !ok {
+					c.fail(v, "%s.rule %s: no rule has this id%s", path, v.Value, suggest(v.Value, c.ruleIDs))
+				}
+			case "job":
+				a.Job = v.Value
+			case "reason":
+				a.Reason = v.Value
+			default:
+				c.fail(k, "%s.%s is not a field%s", path, k.Value, suggest(k.Value, []string{"rule", "job", "reason"}))
+			}
+		})
+		if a.Rule == "" {
+			c.fail(item, "%s needs a rule", path)
+			continue
+		}
+		c.acks = append(c.acks, a)
+	}
+}
+
+// AcknowledgeAnnotation on a job lists rule ids whose findings on that job
+// are acknowledged, comma-separated.
+const AcknowledgeAnnotation = "traindoc.dev/ignore"
+
+// Acknowledged says whether findings of rule on the job namespace/name are
+// acknowledged, and by what: a settings entry or the job's annotation.
+func (e *Engine) Acknowledged(rule, namespace, name string, annotations map[string]string) (bool, string) {
+	for _, a := range e.acks {
+		if a.Rule == rule && (a.Job == "" || a.Job == name || a.Job == namespace+"/"+name) {
+			return true, strings.TrimSuffix(a.Where+": "+a.Reason, ": ")
+		}
+	}
+	for _, id := range strings.Split(annotations[AcknowledgeAnnotation], ",") {
+		if strings.TrimSpace(id) == rule {
+			return true, "annotation " + AcknowledgeAnnotation
+		}
+	}
+	return false, ""
 }
 
 // describe says what a node holds, for error messages.

@@ -26,6 +26,10 @@ func TestSettingsAreChecked(t *testing.T) {
 		{name: "an unknown rule", data: "settings:\n  rules:\n    spec-no-shmm: {enabled: false}\n", want: "settings.rules.spec-no-shmm: no rule has this id; did you mean spec-no-shm?"},
 		{name: "a bad severity", data: "settings:\n  rules:\n    exec-nan-loss: {severity: urgent}\n", want: `settings.rules.exec-nan-loss.severity must be info, warning, error or critical, got the string "urgent"`},
 		{name: "enabled as a string", data: "settings:\n  rules:\n    exec-nan-loss: {enabled: \"no\"}\n", want: "must be true or false"},
+		{name: "an acknowledgement", data: "settings:\n  acknowledge:\n    - {rule: spec-no-shm, job: ml/train, reason: \"shm mounted by the runtime\"}\n"},
+		{name: "an acknowledgement of an unknown rule", data: "settings:\n  acknowledge:\n    - {rule: spec-noshm}\n", want: "settings.acknowledge[0].rule spec-noshm: no rule has this id; did you mean spec-no-shm?"},
+		{name: "an acknowledgement without a rule", data: "settings:\n  acknowledge:\n    - {job: ml/train}\n", want: "settings.acknowledge[0] needs a rule"},
+		{name: "acknowledge not a list", data: "settings:\n  acknowledge: spec-no-shm\n", want: "settings.acknowledge must be a list"},
 		{name: "other data for user rules", data: "my_rules:\n  buckets: [a, b]\n"},
 		{name: "an unknown rule to run", opts: Options{Rules: []string{"exec-cuda-omm"}}, want: "--rules exec-cuda-omm: no rule has this id; did you mean exec-cuda-oom?"},
 		{name: "an unknown rule to skip", opts: Options{SkipRules: []string{"nope"}}, want: "--skip-rules nope: no rule has this id"},
@@ -71,5 +75,19 @@ func TestRuleSettingsApply(t *testing.T) {
 		if r.Enabled != (r.ID == "exec-cuda-oom") {
 			t.Errorf("--rules exec-cuda-oom: %s enabled = %v", r.ID, r.Enabled)
 		}
+	}
+}
+
+func TestAcknowledgedByAnnotation(t *testing.T) {
+	e := load(t, Options{})
+	ann := map[string]string{AcknowledgeAnnotation: "spec-no-shm, exec-nan-loss"}
+	for rule, want := range map[string]bool{"spec-no-shm": true, "exec-nan-loss": true, "exec-cuda-oom": false} {
+		got, by := e.Acknowledged(rule, "ml", "train", ann)
+		if got != want || (want && by != "annotation traindoc.dev/ignore") {
+			t.Errorf("%s: acknowledged = %v by %q, want %v", rule, got, by, want)
+		}
+	}
+	if got, _ := e.Acknowledged("spec-no-shm", "ml", "train", nil); got {
+		t.Error("acknowledged without settings or annotation")
 	}
 }

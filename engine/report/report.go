@@ -155,6 +155,11 @@ type Finding struct {
 	// not yet (the taxonomy's risks): an advisory, never the primary while
 	// the job has a fault, and never enough to make a job unhealthy.
 	Risk bool `json:"risk,omitempty"`
+	// Acknowledged marks a known issue someone chose to accept (settings
+	// or the job's traindoc.dev/ignore annotation): it is shown, but not
+	// counted and never fails --fail-on. AcknowledgedBy says where.
+	Acknowledged   bool   `json:"acknowledged,omitempty"`
+	AcknowledgedBy string `json:"acknowledgedBy,omitempty"`
 }
 
 // Subject is an object a finding is about: a pod (and container), a node,
@@ -360,7 +365,7 @@ func (r *Report) FailsAt(severity string) bool {
 
 // Failing returns the job's findings that fail a gate at severity: every
 // finding at or above it except the healthy verdict, which is not a
-// problem whatever severity it carries. A CI gate, JUnit's failure count
+// problem whatever severity it carries, and acknowledged findings. A CI gate, JUnit's failure count
 // and the exit code all use this one definition.
 func (j *Job) Failing(severity string) []*Finding {
 	if !ValidSeverity(severity) {
@@ -370,7 +375,7 @@ func (j *Job) Failing(severity string) []*Finding {
 	var out []*Finding
 	for i := range j.Findings {
 		f := &j.Findings[i]
-		if f.Category != CategoryHealthy && SeverityRank(f.Severity) >= min {
+		if f.Category != CategoryHealthy && !f.Acknowledged && SeverityRank(f.Severity) >= min {
 			out = append(out, f)
 		}
 	}
