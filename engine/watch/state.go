@@ -133,9 +133,24 @@ func (s *State) job(key string) *JobState {
 	return js
 }
 
-// prune forgets jobs not seen for a week, unless a restart is pending.
+// maxFailures bounds the failures remembered per job; old instances'
+// failures cannot come back.
+const maxFailures = 32
+
+// prune forgets jobs not seen for a week, unless a restart is pending,
+// and the oldest failures of a job beyond maxFailures.
 func (s *State) prune(now time.Time) {
 	for k, js := range s.Jobs {
+		if n := len(js.Failures) - maxFailures; n > 0 {
+			keys := make([]string, 0, len(js.Failures))
+			for fk := range js.Failures {
+				keys = append(keys, fk)
+			}
+			sort.Slice(keys, func(a, b int) bool { return js.Failures[keys[a]].FirstSeen < js.Failures[keys[b]].FirstSeen })
+			for _, fk := range keys[:n] {
+				delete(js.Failures, fk)
+			}
+		}
 		if js.Pending != nil {
 			continue
 		}
