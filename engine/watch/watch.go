@@ -419,7 +419,7 @@ func (w *Watcher) notify(ctx context.Context, j *report.Job, js *JobState, d *De
 	n := Notice{
 		Kind: j.Kind, APIVersion: j.APIVersion, Namespace: j.Namespace, Name: j.Name, UID: j.UID,
 		Healthy: j.Healthy, Category: category, Message: message(j, d),
-		Event: announced != js.Announced || (d != nil && d.Action != ActionNone),
+		Event:    announced != js.Announced || (d != nil && d.Action != ActionNone),
 		Annotate: category != js.Annotated,
 	}
 	if !n.Event && !n.Annotate {

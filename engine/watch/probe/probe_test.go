@@ -138,7 +138,7 @@ drwxr-xr-x  2 ubuntu ubuntu 12288 2026-03-14 11:02:13.418227611 +0000 global_ste
 		"ls -la --time-style=full-iso -- " + dsDir + "/global_step3000": "total 8\n-rw-r--r-- 1 ubuntu ubuntu 402653184 2026-03-14 11:02:13.418227611 +0000 mp_rank_00_model_states.pt\n",
 		"ls -la --time-style=full-iso -- " + dsDir + "/global_step2000": "total 8\n-rw-r--r-- 1 ubuntu ubuntu 40265318400 2026-03-14 10:46:20.118843902 +0000 mp_rank_00_model_states.pt\n",
 		"ls -la --time-style=full-iso -- " + dsDir + "/global_step1000": "total 8\n-rw-r--r-- 1 ubuntu ubuntu 40265318400 2026-03-14 09:31:55.771203114 +0000 mp_rank_00_model_states.pt\n",
-		"head -n 3 -- " + dsDir + "/latest": "global_step2000",
+		"head -n 3 -- " + dsDir + "/latest":                             "global_step2000",
 	}}
 }
 
