@@ -253,7 +253,7 @@ func WriteText(w io.Writer, hs []Health) error {
 			fmt.Fprintf(&b, "  %-11s none\n", "Issues")
 			continue
 		}
-		fmt.Fprintf(&b, "  %-11s\n", "Issues")
+		b.WriteString("  Issues\n")
 		for _, is := range h.Issues {
 			mark := ""
 			switch {
