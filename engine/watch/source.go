@@ -41,8 +41,14 @@ func NewReplay(dir string) (*Replay, error) {
 	}
 	var dirs []string
 	for _, e := range entries {
-		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
-			dirs = append(dirs, filepath.Join(dir, e.Name()))
+		// A round may be a symlink to a snapshot kept elsewhere; the
+		// snapshot reader walks a real folder.
+		p, err := filepath.EvalSymlinks(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		if st, err := os.Stat(p); err == nil && st.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			dirs = append(dirs, p)
 		}
 	}
 	if len(dirs) == 0 {

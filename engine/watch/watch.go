@@ -209,6 +209,9 @@ func (w *Watcher) RunRound(ctx context.Context, r *Round) error {
 	if err != nil {
 		return fmt.Errorf("diagnose: %w", err)
 	}
+	if len(rep.Jobs) == 0 {
+		w.log.WarnContext(ctx, "no training job in the round", "round", r.Name, "warnings", len(rep.Warnings))
+	}
 	now := w.clock.Now()
 	if t, err := time.Parse(time.RFC3339, rep.CollectedAt); err == nil {
 		now = t
