@@ -96,6 +96,7 @@ type opts struct {
 	store     watch.Store
 	restarter watch.Restarter
 	source    watch.Source
+	notifier  watch.Notifier
 }
 
 func replay(t *testing.T, scenario string, o opts) *run {
@@ -118,7 +119,7 @@ func replay(t *testing.T, scenario string, o opts) *run {
 	}
 	var buf bytes.Buffer
 	w, err := watch.New(watch.Config{
-		Diagnoser: diagnoser(t), Source: src, Store: o.store, Policy: o.policy, Restarter: rs,
+		Diagnoser: diagnoser(t), Source: src, Store: o.store, Policy: o.policy, Restarter: rs, Notifier: o.notifier,
 		Output: watch.NewOutput(&buf, nil), StrictRounds: true,
 		After: func(_ context.Context, rep *report.Report) error { r.reports = append(r.reports, rep); return nil },
 	})
@@ -479,5 +480,42 @@ func TestTransportSignaturesDeclared(t *testing.T) {
 		if !declared[id] {
 			t.Errorf("the rules declare no signature %q", id)
 		}
+	}
+}
+
+type notices struct{ got []watch.Notice }
+
+func (n *notices) Notify(_ context.Context, no watch.Notice) error {
+	n.got = append(n.got, no)
+	return nil
+}
+
+// An Event goes out when a job's diagnosis changes, not every round, and
+// not for a healthy job seen for the first time; the instance a restart
+// created says so.
+func TestNotices(t *testing.T) {
+	n := &notices{}
+	replay(t, "nccl-restart", opts{policy: restartPolicy(), notifier: n})
+	var events, annotations []string
+	for _, no := range n.got {
+		if no.Event {
+			events = append(events, no.Category+": "+no.Message)
+		}
+		if no.Annotate {
+			annotations = append(annotations, no.Category)
+		}
+	}
+	if len(events) != 2 {
+		t.Fatalf("events = %q", events)
+	}
+	if !strings.HasPrefix(events[0], "exec.nccl-timeout: exec.nccl-timeout (") || !strings.HasSuffix(events[0], "; traindoc restarts it (attempt 1) from step 10000") {
+		t.Errorf("event on the failure = %q", events[0])
+	}
+	const ck = "/results/conformer-xl/checkpoints/conformer-xl--val_wer=0.2140-epoch=2-step=10000.ckpt"
+	if events[1] != "healthy: healthy; created by traindoc's restart 1 after exec.nccl-timeout, resuming from "+ck {
+		t.Errorf("event on the new instance = %q", events[1])
+	}
+	if got := strings.Join(annotations, ","); got != "healthy,exec.nccl-timeout,healthy" {
+		t.Errorf("annotations = %s", got)
 	}
 }

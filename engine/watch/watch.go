@@ -265,7 +265,7 @@ func (w *Watcher) job(ctx context.Context, j *report.Job, jf *jobFacts, now time
 		js.decided(*d)
 		w.out.Decision(ctx, *d)
 	}
-	w.notify(ctx, j, js, d)
+	w.notify(ctx, j, js, jf.Facts, d)
 }
 
 // observation builds the round's observation of a job.
@@ -410,7 +410,7 @@ func (w *Watcher) resumePending(ctx context.Context, present map[string]*report.
 
 // notify publishes a job's diagnosis when it changed since it was last
 // published.
-func (w *Watcher) notify(ctx context.Context, j *report.Job, js *JobState, d *Decision) {
+func (w *Watcher) notify(ctx context.Context, j *report.Job, js *JobState, f *Facts, d *Decision) {
 	if w.cfg.Notifier == nil {
 		return
 	}
@@ -419,10 +419,15 @@ func (w *Watcher) notify(ctx context.Context, j *report.Job, js *JobState, d *De
 		category = j.Primary.Category
 	}
 	announced := j.UID + " " + category
+	msg := message(j, d)
+	if r := restartedBy(f.Object); r != "" {
+		msg += "; " + r
+	}
 	n := Notice{
 		Kind: j.Kind, APIVersion: j.APIVersion, Namespace: j.Namespace, Name: j.Name, UID: j.UID,
-		Healthy: j.Healthy, Category: category, Message: message(j, d),
-		Event:    announced != js.Announced || (d != nil && d.Action != ActionNone),
+		Healthy: j.Healthy, Category: category, Message: msg,
+		// A healthy job seen for the first time is no news.
+		Event:    (announced != js.Announced && !(js.Announced == "" && j.Healthy)) || (d != nil && d.Action != ActionNone),
 		Annotate: category != js.Annotated,
 	}
 	if !n.Event && !n.Annotate {
@@ -433,6 +438,26 @@ func (w *Watcher) notify(ctx context.Context, j *report.Job, js *JobState, d *De
 		return
 	}
 	js.Announced, js.Annotated = announced, category
+}
+
+// restartedBy says that an instance was created by a restart, read from
+// the annotations the restart wrote: the Event about the failure went to
+// the instance that failed, which kubectl describe no longer shows.
+func restartedBy(obj map[string]any) string {
+	md, _ := obj["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	attempt, _ := ann[AnnotationAttempt].(string)
+	if attempt == "" {
+		return ""
+	}
+	s := "created by traindoc's restart " + attempt
+	if reason, _ := ann[AnnotationReason].(string); reason != "" {
+		s += " after " + reason
+	}
+	if ck, _ := ann[AnnotationCheckpoint].(string); ck != "" {
+		s += ", resuming from " + ck
+	}
+	return s
 }
 
 // message is an Event's text: the primary cause and who acts on it.

@@ -186,6 +186,11 @@ func Watch(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.Replay != "" {
+		// A live watch collects only the jobs named; a replay diagnoses
+		// only them.
+		o.Diagnose.Jobs = o.Jobs
+	}
 	d, err := diagnose.New(ctx, o.Diagnose)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrUsage, err)

@@ -285,6 +285,11 @@ func TestClusterRestartFromCheckpoint(t *testing.T) {
 	if len(evs.Items) != 2 {
 		t.Errorf("%d events, want one per diagnosis (failed instance, new instance)", len(evs.Items))
 	}
+	for _, e := range evs.Items {
+		if e.InvolvedObject.UID == job.GetUID() && !strings.Contains(e.Message, "created by traindoc's restart 1 after exec.nccl-timeout, resuming from "+ckpt) {
+			t.Errorf("event on the new instance: %q", e.Message)
+		}
+	}
 
 	for _, want := range []string{
 		`traindoc_restarts_total{reason="exec.nccl-timeout"} 1`,
