@@ -283,7 +283,7 @@ func TestClusterRestartFromCheckpoint(t *testing.T) {
 		t.Errorf("event on the failed instance = %+v (all: %d)", onFailed, len(evs.Items))
 	}
 	if len(evs.Items) != 2 {
-		t.Errorf("%d events, want one per diagnosis (failed instance, new instance)", len(evs.Items))
+		t.Errorf("%d events, want one per diagnosis (failed instance, new instance)\n%s", len(evs.Items), grep(logs.String(), "time="))
 	}
 	for _, e := range evs.Items {
 		if e.InvolvedObject.UID == job.GetUID() && !strings.Contains(e.Message, "created by traindoc's restart 1 after exec.nccl-timeout, resuming from "+ckpt) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -92,7 +93,10 @@ func (n *Notifier) annotate(ctx context.Context, no watch.Notice) error {
 		"annotations": map[string]string{watch.AnnotationDiagnosis: no.Category},
 	}})
 	_, err = n.Dynamic.Resource(m.Resource).Namespace(no.Namespace).Patch(ctx, no.Name, types.MergePatchType, patch, metav1.PatchOptions{FieldManager: Component})
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
+	// Gone, or replaced by another instance (the API server refuses the
+	// UID as immutable, or as a failed precondition): that instance gets
+	// its own annotation when it is diagnosed.
+	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) || apierrors.IsInvalid(err) && strings.Contains(err.Error(), "metadata.uid") {
 		return nil
 	}
 	if err != nil {

@@ -73,7 +73,7 @@ func (r *Recreate) Restart(ctx context.Context, req watch.RestartRequest) error 
 	if err != nil {
 		return fmt.Errorf("create %s: %w", req.Job, err)
 	}
-	r.log().InfoContext(ctx, "job recreated", "job", req.Job, "kind", req.Kind, "uid", created.GetUID(), "attempt", req.Attempt)
+	r.log().InfoContext(ctx, "job restarted", "job", req.Job, "kind", req.Kind, "uid", created.GetUID(), "attempt", req.Attempt)
 	return nil
 }
 
