@@ -88,7 +88,8 @@ func (o *Output) Observation(ctx context.Context, obs Observation, prev *Observa
 }
 
 func observationAttrs(obs Observation) []any {
-	attrs := []any{"job", obs.Job, "kind", obs.Kind, "phase", obs.Phase, "primary", obs.Primary}
+	// at is the round's time: in a replay, not the time of the log line.
+	attrs := []any{"at", obs.Time, "job", obs.Job, "kind", obs.Kind, "phase", obs.Phase, "primary", obs.Primary}
 	if obs.Step != nil {
 		attrs = append(attrs, "step", *obs.Step)
 	}
@@ -124,7 +125,7 @@ func (o *Output) Decision(ctx context.Context, d Decision) {
 	case d.Action == ActionRestart || d.Action == ActionGiveUp:
 		level = slog.LevelWarn
 	}
-	attrs := []any{"job", d.Job, "action", d.Action, "reason", d.Reason, "category", d.Category, "retryable", d.Retryable, "attempt", d.Attempt}
+	attrs := []any{"at", d.Time, "job", d.Job, "action", d.Action, "reason", d.Reason, "category", d.Category, "retryable", d.Retryable, "attempt", d.Attempt}
 	if d.Checkpoint != nil {
 		attrs = append(attrs, "checkpoint", d.Checkpoint.Path)
 	}
