@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -517,5 +518,47 @@ func TestNotices(t *testing.T) {
 	}
 	if got := strings.Join(annotations, ","); got != "healthy,exec.nccl-timeout,healthy" {
 		t.Errorf("annotations = %s", got)
+	}
+}
+
+// A job a restarter cannot restart (a RayCluster, whose training was
+// started inside its head pod) gets a decision that says so, and no
+// attempt is counted.
+func TestNotRestartable(t *testing.T) {
+	st := &notRestartable{}
+	r := replay(t, "nccl-restart", opts{policy: restartPolicy(), restarter: st, source: &rounds{replayDirs("nccl-restart", "r2", "r3", "r3")}})
+	ds := r.of("decision")
+	if len(ds) != 1 || ds[0].str("action") != "none" || ds[0].num("attempt") != 0 || !strings.Contains(ds[0].str("error"), "not restartable") {
+		t.Errorf("decisions = %v", ds)
+	}
+	if st.calls != 1 {
+		t.Errorf("restarter called %d times", st.calls)
+	}
+}
+
+type notRestartable struct{ calls int }
+
+func (n *notRestartable) Restart(context.Context, watch.RestartRequest) error {
+	n.calls++
+	return fmt.Errorf("recreating a RayCluster does not resume training: %w", watch.ErrNotRestartable)
+}
+
+// BenchmarkRound measures one round over a saved snapshot: reading it,
+// the evidence with history added, the rules, the observation and the
+// decision (policies compiled once, as in a watch).
+func BenchmarkRound(b *testing.B) {
+	d, err := diagnose.New(context.Background(), diagnose.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w, err := watch.New(watch.Config{Diagnoser: d, Source: &rounds{}, Policy: restartPolicy(), Restarter: &restart.Recorder{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join("testdata", "replay", "nccl-restart", "r2")
+	for b.Loop() {
+		if err := w.RunRound(context.Background(), &watch.Round{Dir: dir, Name: "r2"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"sync"
 	"time"
 
@@ -357,8 +356,12 @@ func (w *Watcher) restart(ctx context.Context, j *report.Job, f *Facts, js *JobS
 			w.cfg.Metrics.Restarted(d.Category)
 		}
 	case errors.Is(err, ErrNotRestartable):
+		// Nothing was done and trying again would not help: the decision
+		// becomes none, with why.
 		js.Pending, js.Attempts, js.LastRestart = nil, prevAttempts, prevLast
-		d.Error = err.Error()
+		js.Failures[d.Failure].Action = ActionNone
+		d.Action, d.Attempt, d.Error = ActionNone, prevAttempts, err.Error()
+		d.Reason = fmt.Sprintf("%s is retryable, but the job cannot be restarted", d.Category)
 	default:
 		// Kept pending: the next round tries again.
 		d.Error = err.Error()
@@ -484,14 +487,4 @@ func message(j *report.Job, d *Decision) string {
 		}
 	}
 	return fmt.Sprintf("%s (%s): %s; %s", p.Category, p.Severity, p.Title.En, who)
-}
-
-// SortedKeys are the keys of jobs in a report, sorted.
-func SortedKeys(rep *report.Report) []string {
-	keys := make([]string, 0, len(rep.Jobs))
-	for i := range rep.Jobs {
-		keys = append(keys, rep.Jobs[i].Key())
-	}
-	sort.Strings(keys)
-	return keys
 }

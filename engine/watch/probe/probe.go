@@ -99,7 +99,9 @@ func Plan(snapDir string, jobs []*evidence.Job, opts Options) []Task {
 			if c := gpuContainer(p); c != "" && !exists(snapDir, p.Namespace, p.Name, NvidiaSMI) {
 				tasks = append(tasks, Task{Namespace: p.Namespace, Pod: p.Name, Container: c, Name: NvidiaSMI, Argv: NvidiaSMIQuery})
 			}
-			if ray {
+		}
+		if ray {
+			for _, p := range grepPods(pods) {
 				tasks = append(tasks, Task{Namespace: p.Namespace, Pod: p.Name, Container: mainContainer(p), Name: NCCLTransport, Argv: ncclGrep})
 			}
 		}
@@ -116,6 +118,26 @@ func Plan(snapDir string, jobs []*evidence.Job, opts Options) []Task {
 		}
 	}
 	return tasks
+}
+
+// maxGrepPods bounds the pods of one Ray job whose session logs are
+// searched each round: NCCL picks its transport the same way on every
+// node of a job, and a 64-node cluster should not cost 64 execs a round.
+const maxGrepPods = 4
+
+// grepPods are the head and the first workers.
+func grepPods(pods []*evidence.Pod) []*evidence.Pod {
+	head := lead(pods)
+	out := []*evidence.Pod{head}
+	for _, p := range pods {
+		if len(out) == maxGrepPods {
+			break
+		}
+		if p != head {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func running(job *evidence.Job) []*evidence.Pod {
