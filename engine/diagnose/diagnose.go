@@ -69,8 +69,21 @@ func Run(ctx context.Context, dir string, opts Options) (*report.Report, error) 
 	return d.Diagnose(ctx, dir)
 }
 
+// Observer sees each job's evidence after its logs and in-pod outputs are
+// read and before the rules run. A watcher uses it to add what one
+// snapshot cannot show (when a step was first observed in an earlier
+// round) and to keep facts the report does not carry (per-GPU
+// utilisation, the job's stored object). It is called concurrently for
+// different jobs.
+type Observer func(snap *snapshot.Snapshot, job *evidence.Job)
+
 // Diagnose reads and diagnoses one snapshot directory.
 func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, error) {
+	return d.DiagnoseObserved(ctx, dir, nil)
+}
+
+// DiagnoseObserved is Diagnose with an observer (nil for none).
+func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Observer) (*report.Report, error) {
 	snap, err := snapshot.Read(dir)
 	if err != nil {
 		return nil, err
@@ -102,6 +115,10 @@ func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, e
 		go func(i int, job *evidence.Job) {
 			defer func() { <-sem; wg.Done() }()
 			warnings := d.logs.attach(snap, job)
+			warnings = append(warnings, d.logs.attachExcerpts(snap, job)...)
+			if observe != nil {
+				observe(snap, job)
+			}
 			rj, err := d.diagnoseJob(ctx, job)
 			rj.CollectedAt, rj.Cluster = cmp.Or(snap.CollectedAt, job.Now), snap.Cluster
 			mu.Lock()

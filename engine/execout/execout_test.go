@@ -134,47 +134,6 @@ func TestParseRayJobList(t *testing.T) {
 	}
 }
 
-func TestParseCheckpoints(t *testing.T) {
-	now := time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC)
-	tests := []struct {
-		file string
-		now  time.Time
-		want evidence.Checkpoints
-	}{
-		{"checkpoints.txt", now, evidence.Checkpoints{Steps: []int64{100, 500, 1000, 1500}, LatestStep: i64(1000), LatestTime: "2026-03-14T09:00:00Z"}},
-		{"checkpoints.txt", time.Time{}, evidence.Checkpoints{Steps: []int64{100, 500, 1000, 1500}, LatestStep: i64(1000)}},
-		{"checkpoints-hf.txt", now, evidence.Checkpoints{Steps: []int64{500, 1000}, LatestStep: i64(1000), LatestTime: "2026-03-14T09:00:02Z"}},
-		{"checkpoints-missing.txt", now, evidence.Checkpoints{Steps: []int64{}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			got, err := ParseCheckpointsAt(open(t, tt.file), tt.now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Errorf("got  %+v\nwant %+v", *got, tt.want)
-			}
-		})
-	}
-	jan := time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC)
-	got, err := ParseCheckpointsAt(strings.NewReader("drwxr-xr-x 2 root root 4096 Dec 30 23:00 global_step42\n"), jan)
-	if err != nil || got.LatestTime != "2026-12-30T23:00:00Z" {
-		t.Errorf("year rollover: %+v %v", got, err)
-	}
-	for name, want := range map[string]int64{
-		"step_100": 100, "global_step1000": 1000, "checkpoint-1000": 1000, "iter_0001000": 1000,
-		"epoch=3-step=1200.ckpt": 1200, "checkpoint_000012": 12,
-	} {
-		if got, ok := stepOf(name); !ok || got != want {
-			t.Errorf("stepOf(%q) = %d, %v", name, got, ok)
-		}
-	}
-	if _, err := ParseCheckpoints(strings.NewReader("<html>oops</html>")); err == nil {
-		t.Error("garbage accepted")
-	}
-}
-
 func TestParseDir(t *testing.T) {
 	out, errs := ParseDirAt(filepath.Join("testdata", "pod-a"), time.Date(2026, 3, 14, 10, 0, 0, 0, time.UTC))
 	if len(errs) != 0 {
