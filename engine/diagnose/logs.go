@@ -35,7 +35,7 @@ func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
 	now, _ := parseTime(job.Now)
 	for i := range job.Pods {
 		pod := &job.Pods[i]
-		for _, ref := range s.Logs[pod.Name] {
+		for _, ref := range s.PodLogs(pod.Namespace, pod.Name) {
 			c := containerFor(pod, ref.Container)
 			lf, err := l.scanner.ScanFile(ref.Path, logscan.Options{})
 			if err != nil {
@@ -45,8 +45,8 @@ func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
 			lf.File, lf.Previous = ref.Rel, ref.Previous
 			c.Logs = append(c.Logs, lf)
 		}
-		if dir, ok := s.Exec[pod.Name]; ok {
-			out, errs := execout.ParseDirAt(dir, now)
+		if dir, ok := s.PodExec(pod.Namespace, pod.Name); ok {
+			out, errs := execout.ParseDirRel(dir, s.Rel(dir), now)
 			pod.Exec = out
 			for _, err := range errs {
 				warnings = append(warnings, err.Error())
