@@ -233,14 +233,14 @@ func TestCollectKubeflowJob(t *testing.T) {
 		}
 	}
 	for _, f := range []string{
-		"logs/train-master-0/main.log", "logs/train-master-0/main.previous.log", "logs/train-worker-0/main.log",
-		"exec/train-master-0/nvidia-smi.txt", "prompts/PyTorchJob.tmpl", "prompts/_._evil.tmpl", "snapshot.yaml",
+		"logs/ml/train-master-0/main.log", "logs/ml/train-master-0/main.previous.log", "logs/ml/train-worker-0/main.log",
+		"exec/ml/train-master-0/nvidia-smi.txt", "prompts/PyTorchJob.tmpl", "prompts/_._evil.tmpl", "snapshot.yaml",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-	for _, f := range []string{"logs/pending-0", "logs/train-worker-0/main.previous.log", "prompts/README", "evil.tmpl"} {
+	for _, f := range []string{"logs/ml/pending-0", "logs/ml/train-worker-0/main.previous.log", "prompts/README", "evil.tmpl"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("unexpected %s", f)
 		}
@@ -306,7 +306,7 @@ func TestForbiddenBecomesNotes(t *testing.T) {
 		{name: "nodes", verb: "*", res: "nodes", wantNote: "nodes not readable: forbidden", wantFiles: []string{"events.yaml"}},
 		{name: "pods", verb: "list", res: "pods", wantNote: "pods not readable in ml: forbidden", wantFiles: []string{"pytorchjobs.kubeflow.org.yaml"}},
 		{name: "quota", verb: "list", res: "resourcequotas", wantNote: "resourcequotas not readable in ml: forbidden"},
-		{name: "logs", verb: "get", res: "pods", subres: "log", wantNote: "logs of pod train-worker-0 container main not readable: forbidden"},
+		{name: "logs", verb: "get", res: "pods", subres: "log", wantNote: "logs of pod ml/train-worker-0 container main not readable: forbidden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,7 +358,7 @@ func TestLogsThroughFakeStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "logs", "train-worker-0", "main.log"))
+	data, err := os.ReadFile(filepath.Join(dir, "logs", "ml", "train-worker-0", "main.log"))
 	if err != nil || string(data) != "fake logs" {
 		t.Errorf("log = %q, %v", data, err)
 	}
@@ -532,6 +532,39 @@ func TestRedactEnv(t *testing.T) {
 	for i, e := range env {
 		if got := e.(map[string]any)["value"]; got != want[i] {
 			t.Errorf("env[%d] = %v, want %v", i, got, want[i])
+		}
+	}
+}
+
+// TestSameNamesInTwoNamespaces: with -A, two namespaces commonly run a job
+// of the same name with pods of the same names. Each pod's logs and exec
+// outputs must land in its own folder, not overwrite the other's.
+func TestSameNamesInTwoNamespaces(t *testing.T) {
+	gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+	var objs []runtime.Object
+	for _, ns := range []string{"team-a", "team-b"} {
+		objs = append(objs,
+			uobj("kubeflow.org/v1", "PyTorchJob", ns, "train"),
+			pod(ns, "train-master-0", podOwner("PyTorchJob", "train"), func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Limits = gpu
+			}))
+	}
+	e := newEnv(t, objs...)
+	opts := DefaultOptions()
+	opts.AllNamespaces, opts.Exec = true, true
+	res, dir, err := e.collect(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Logs != 2 || res.Exec != 2 {
+		t.Errorf("wrote %d logs and %d exec outputs, want 2 and 2", res.Logs, res.Exec)
+	}
+	for _, f := range []string{
+		"logs/team-a/train-master-0/main.log", "logs/team-b/train-master-0/main.log",
+		"exec/team-a/train-master-0/nvidia-smi.txt", "exec/team-b/train-master-0/nvidia-smi.txt",
+	} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
 		}
 	}
 }

@@ -49,7 +49,8 @@ func newRemoteExec(cfg *rest.Config, cs kubernetes.Interface) execFunc {
 }
 
 // CheckpointDirAnnotation on a pod or its job names the directory whose
-// listing is saved as exec/<pod>/checkpoints.txt when Options.Exec is set.
+// listing is saved as exec/<namespace>/<pod>/checkpoints.txt when
+// Options.Exec is set.
 const CheckpointDirAnnotation = "traindoc.dev/checkpoint-dir"
 
 // maxExecOutput caps what one in-pod command may write to the snapshot.
@@ -163,7 +164,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (c *collector) runExec(ctx context.Context, cmd execCmd) {
-	what := fmt.Sprintf("exec %s in pod %s container %s", cmd.name, cmd.pod.Name, cmd.container)
+	what := fmt.Sprintf("exec %s in pod %s/%s container %s", cmd.name, cmd.pod.Namespace, cmd.pod.Name, cmd.container)
 	ectx, cancel := context.WithTimeout(ctx, c.opts.ExecTimeout)
 	defer cancel()
 	out := &limitedBuffer{max: maxExecOutput}
@@ -181,7 +182,7 @@ func (c *collector) runExec(ctx context.Context, cmd execCmd) {
 	if out.truncated {
 		c.note("%s: output truncated at %d bytes", what, maxExecOutput)
 	}
-	path, perr := safeJoin(c.out, "exec", cmd.pod.Name, cmd.name+".txt")
+	path, perr := safeJoin(c.out, "exec", cmd.pod.Namespace, cmd.pod.Name, cmd.name+".txt")
 	if perr != nil {
 		c.note("%s skipped: %v", what, perr)
 		return

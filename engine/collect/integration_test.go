@@ -163,28 +163,28 @@ func TestIntegrationCollectBasic(t *testing.T) {
 
 	// --timestamps reproduces the timestamped file (kwok prints RFC 3339 with
 	// trailing zeros trimmed, so compare parsed times).
-	got := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.log"))
-	want := readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.log"))
+	got := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.log"))
+	want := readFile(t, filepath.Join(basicSnapshot, "logs", "team-a", "demo-master-0", "pytorch.log"))
 	if normTimes(t, got) != normTimes(t, want) {
 		t.Errorf("timestamped log:\n%s\nwant:\n%s", got, want)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.previous.log")); err != nil {
 		t.Errorf("previous log of the restarted container: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-worker-0", "pytorch.previous.log")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "logs", "team-a", "demo-worker-0", "pytorch.previous.log")); err == nil {
 		t.Error("a container that never restarted has no previous log")
 	}
 
 	// Without timestamps, with a tail of one line.
 	opts.Timestamps, opts.LogTail = false, 1
 	_, dir = collectInto(t, c, opts)
-	if got := readFile(t, filepath.Join(dir, "logs", "demo-worker-0", "pytorch.log")); got != "RuntimeError: [rank1] store timeout after 600s\n" {
+	if got := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-worker-0", "pytorch.log")); got != "RuntimeError: [rank1] store timeout after 600s\n" {
 		t.Errorf("tail 1 = %q", got)
 	}
 	opts.LogTail = 0
 	_, dir = collectInto(t, c, opts)
-	if got, want := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")),
-		readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.previous.log")); got != want {
+	if got, want := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.previous.log")),
+		readFile(t, filepath.Join(basicSnapshot, "logs", "team-a", "demo-master-0", "pytorch.previous.log")); got != want {
 		t.Errorf("previous log = %q, want %q", got, want)
 	}
 }
@@ -266,7 +266,7 @@ spec:
 	opts.Debug = true
 	res, _ = collectInto(t, c, opts)
 	if !slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.HasPrefix(n, "debug: logs of pod live-master-0 container pytorch not available")
+		return strings.HasPrefix(n, "debug: logs of pod default/live-master-0 container pytorch not available")
 	}) {
 		t.Errorf("debug notes = %q", res.Notes)
 	}
@@ -318,8 +318,8 @@ func TestIntegrationRestrictedUser(t *testing.T) {
 	}
 	for _, want := range []string{
 		"events not readable in team-a: forbidden",
-		"logs of pod demo-master-0 container pytorch not readable: forbidden",
-		"logs of pod demo-worker-0 container pytorch not readable: forbidden",
+		"logs of pod team-a/demo-master-0 container pytorch not readable: forbidden",
+		"logs of pod team-a/demo-worker-0 container pytorch not readable: forbidden",
 		"nodes not readable: forbidden",
 		"resourcequotas not readable in team-a: forbidden",
 		"tfjobs.kubeflow.org not readable in team-a: forbidden",

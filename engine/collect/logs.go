@@ -86,14 +86,16 @@ func (c *collector) logTasks(p *corev1.Pod) []task {
 	return tasks
 }
 
-// fetchLog streams one container log to logs/<pod>/<container>[.previous].log.
+// fetchLog streams one container log to
+// logs/<namespace>/<pod>/<container>[.previous].log (layout v2: pods of the
+// same name in two namespaces are common with -A).
 // Logs can be gigabytes, so they are copied, never held in memory; LogBytes
 // and LogTail are applied by the kubelet.
 func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container string, previous bool) {
-	what := fmt.Sprintf("logs of pod %s container %s", p.Name, container)
+	what := fmt.Sprintf("logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 	file := container + ".log"
 	if previous {
-		what = fmt.Sprintf("previous logs of pod %s container %s", p.Name, container)
+		what = fmt.Sprintf("previous logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 		file = container + ".previous.log"
 	}
 	opts := &corev1.PodLogOptions{Container: container, Previous: previous, Timestamps: c.opts.Timestamps}
@@ -119,7 +121,7 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 	}
 	defer rc.Close()
 
-	path, err := safeJoin(c.out, "logs", p.Name, file)
+	path, err := safeJoin(c.out, "logs", p.Namespace, p.Name, file)
 	if err != nil {
 		c.note("%s skipped: %v", what, err)
 		return
