@@ -24,6 +24,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
+
+	"github.com/traindoc/traindoc/engine/kinds"
 )
 
 // env is a fake cluster: typed objects go to the clientset, unstructured
@@ -186,7 +188,7 @@ func kubeflowFixture() []runtime.Object {
 		uobj("kubeflow.org/v1", "PyTorchJob", "other", "elsewhere"),
 		uobj("scheduling.volcano.sh/v1beta1", "PodGroup", "ml", "train"),
 		uobj("scheduling.volcano.sh/v1beta1", "PodGroup", "ml", "unrelated"),
-		pod("ml", "train-master-0", podLabels(map[string]string{labelKubeflowJob: "train"}), func(p *corev1.Pod) {
+		pod("ml", "train-master-0", podLabels(map[string]string{kinds.LabelKubeflowJob: "train"}), func(p *corev1.Pod) {
 			p.Spec.Containers[0].Resources.Limits = gpu
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 2}}
 		}),
@@ -373,9 +375,9 @@ func TestTrainJobAndRay(t *testing.T) {
 	objs := []runtime.Object{
 		uobj("trainer.kubeflow.org/v1alpha1", "TrainJob", "ml", "tj"),
 		uobj("jobset.x-k8s.io/v1alpha2", "JobSet", "ml", "tj"),
-		uobj("batch/v1", "Job", "ml", "tj-node-0", withLabels(map[string]string{labelJobSet: "tj"})),
+		uobj("batch/v1", "Job", "ml", "tj-node-0", withLabels(map[string]string{kinds.LabelJobSet: "tj"})),
 		uobj("batch/v1", "Job", "ml", "unrelated-cron"),
-		pod("ml", "tj-node-0-0", podLabels(map[string]string{labelJobSet: "tj"})),
+		pod("ml", "tj-node-0-0", podLabels(map[string]string{kinds.LabelJobSet: "tj"})),
 		pod("ml", "tj-node-0-1", podOwner("Job", "tj-node-0")),
 		uobj("ray.io/v1", "RayJob", "ml", "rj", func(u *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(u.Object, "rj-raycluster-abc", "status", "rayClusterName")
@@ -383,7 +385,7 @@ func TestTrainJobAndRay(t *testing.T) {
 		uobj("ray.io/v1", "RayCluster", "ml", "rj-raycluster-abc"),
 		uobj("ray.io/v1", "RayCluster", "ml", "owned", withOwner("RayJob", "rj")),
 		uobj("ray.io/v1", "RayCluster", "ml", "interactive"),
-		pod("ml", "rj-head", podLabels(map[string]string{labelRayCluster: "rj-raycluster-abc", "ray.io/node-type": "head"})),
+		pod("ml", "rj-head", podLabels(map[string]string{kinds.LabelRayCluster: "rj-raycluster-abc", "ray.io/node-type": "head"})),
 		uobj("kueue.x-k8s.io/v1beta1", "Workload", "ml", "jobset-tj-1", withOwner("JobSet", "tj")),
 	}
 	e := newEnv(t, objs...)
@@ -565,6 +567,47 @@ func TestSameNamesInTwoNamespaces(t *testing.T) {
 	} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}
+
+// TestKindsOfTheRegistry: kinds that the adapters diagnose offline must be
+// collected live: a JAXJob, a T9k PodGroup and a scheduler-plugins PodGroup
+// were once read from snapshots but never collected.
+func TestKindsOfTheRegistry(t *testing.T) {
+	objs := []runtime.Object{
+		uobj("kubeflow.org/v1", "JAXJob", "ml", "jax"),
+		pod("ml", "jax-worker-0", podOwner("JAXJob", "jax"), podLabels(map[string]string{"scheduling.x-k8s.io/pod-group": "jax"})),
+		uobj("scheduling.x-k8s.io/v1alpha1", "PodGroup", "ml", "jax", withOwner("JAXJob", "jax")),
+		uobj("batch.tensorstack.dev/v1beta1", "PyTorchTrainingJob", "ml", "sft"),
+		// T9k labels its pods; owner references are not always there.
+		pod("ml", "sft-worker-0", podLabels(map[string]string{kinds.LabelT9kOwner: "sft", "scheduler.tensorstack.dev/group-name": "sft"})),
+		uobj("scheduler.tensorstack.dev/v1beta1", "PodGroup", "ml", "sft"),
+		uobj("scheduler.tensorstack.dev/v1beta1", "PodGroup", "ml", "someone-else"),
+	}
+	e := newEnv(t, objs...)
+	opts := DefaultOptions()
+	opts.Namespace = "ml"
+	res, dir, err := e.collect(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotJobs []string
+	for _, j := range res.Jobs {
+		gotJobs = append(gotJobs, j.String())
+	}
+	if want := []string{"JAXJob/ml/jax", "PyTorchTrainingJob/ml/sft"}; !slices.Equal(gotJobs, want) {
+		t.Errorf("jobs = %v, want %v", gotJobs, want)
+	}
+	for file, want := range map[string][]string{
+		"jaxjobs.kubeflow.org.yaml":                      {"JAXJob/jax"},
+		"pods.yaml":                                      {"Pod/jax-worker-0", "Pod/sft-worker-0"},
+		"podgroups.scheduling.x-k8s.io.yaml":             {"PodGroup/jax"},
+		"podgroups.scheduler.tensorstack.dev.yaml":       {"PodGroup/sft"},
+		"pytorchtrainingjobs.batch.tensorstack.dev.yaml": {"PyTorchTrainingJob/sft"},
+	} {
+		if got := readList(t, filepath.Join(dir, file)); !slices.Equal(got, want) {
+			t.Errorf("%s = %v, want %v", file, got, want)
 		}
 	}
 }

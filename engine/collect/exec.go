@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/traindoc/traindoc/engine/kinds"
 )
 
 // execFunc runs a command in a container and writes its output to stdout and stderr.
@@ -117,7 +119,7 @@ func (c *collector) ownerKeys(p *corev1.Pod) []string {
 	for _, r := range p.OwnerReferences {
 		keys = append(keys, p.Namespace+"/"+r.Name)
 	}
-	for _, l := range []string{labelKubeflowJob, labelTrainJob, labelJobSet, labelRayCluster, labelBatchJob} {
+	for _, l := range kinds.PodLabelKeys() {
 		if v := p.Labels[l]; v != "" {
 			keys = append(keys, p.Namespace+"/"+v)
 		}

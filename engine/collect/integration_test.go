@@ -410,24 +410,38 @@ func TestIntegrationServerGoneMidway(t *testing.T) {
 	}
 }
 
-// fixturesDir holds the snapshot fixtures shared with the offline engine.
-const fixturesDir = "../../fixtures"
+// fixturesDir holds the snapshot fixtures shared with the offline engine;
+// roundTripDir holds snapshots of kinds no fixture uses, so that the round
+// trip covers every kind of the registry.
+const (
+	fixturesDir  = "../../fixtures"
+	roundTripDir = "testdata/roundtrip"
+)
 
-func fixtureNames(t *testing.T) []string {
+// roundTripSnapshots returns the directory of every snapshot the round trip
+// loads: the fixtures with an expected.yaml, then the round-trip testdata.
+func roundTripSnapshots(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(fixturesDir)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("no fixtures directory")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(fixturesDir, e.Name(), "expected.yaml")); e.IsDir() && err == nil {
+	var dirs []string
+	for _, root := range []string{fixturesDir, roundTripDir} {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, e.Name(), "expected.yaml")); root == fixturesDir && err != nil {
+				continue
+			}
 			names = append(names, e.Name())
 		}
+		sort.Strings(names)
+		for _, n := range names {
+			dirs = append(dirs, filepath.Join(root, n))
+		}
 	}
-	sort.Strings(names)
-	return names
+	return dirs
 }
