@@ -36,6 +36,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // Options control what is collected and how hard the API server is pressed.
@@ -250,8 +251,10 @@ func newCollector(opts Options, c clients) *collector {
 // note records something that could not be read. Notes are de-duplicated
 // and sorted, so the same cluster state gives the same snapshot.yaml.
 func (c *collector) note(format string, args ...any) {
+	// Notes quote API errors, which may quote a URL with its credentials.
+	n := redact.String(fmt.Sprintf(format, args...))
 	c.mu.Lock()
-	c.notes[fmt.Sprintf(format, args...)] = true
+	c.notes[n] = true
 	c.mu.Unlock()
 }
 

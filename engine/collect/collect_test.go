@@ -26,6 +26,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // env is a fake cluster: typed objects go to the clientset, unstructured
@@ -521,20 +522,53 @@ func TestSafeJoin(t *testing.T) {
 	}
 }
 
-func TestRedactEnv(t *testing.T) {
-	obj := map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"env": []any{
-		map[string]any{"name": "AWS_SECRET_ACCESS_KEY", "value": "s"},
-		map[string]any{"name": "DB_PASSWORD", "value": "p"},
-		map[string]any{"name": "MASTER_ADDR", "value": "train-master-0"},
-		map[string]any{"name": "GITHUB_TOKEN", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "gh"}}},
-	}}}}}
-	redactEnv(obj)
-	env := obj["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["env"].([]any)
-	want := []any{redacted, redacted, "train-master-0", nil}
-	for i, e := range env {
-		if got := e.(map[string]any)["value"]; got != want[i] {
-			t.Errorf("env[%d] = %v, want %v", i, got, want[i])
-		}
+func TestRedactObject(t *testing.T) {
+	obj := map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{
+			"example.com/db-password": "hunter2",
+			"example.com/endpoint":    "https://ml:s3cr3t-pw@mlflow.internal/api",
+			"sidecar.istio.io/inject": "false",
+		}},
+		"message": "pull from https://bot:" + "gh-pw-123" + "@registry.example.com failed",
+		"spec": map[string]any{"containers": []any{map[string]any{
+			"command": []any{"torchrun", "--nproc_per_node", "8", "train.py", "--hf-token", "hf_abc", "--wandb-key=0123", "--lr", "1e-4"},
+			"args":    []any{"--password", "--", "x"},
+			"env": []any{
+				map[string]any{"name": "AWS_SECRET_ACCESS_KEY", "value": "s"},
+				map[string]any{"name": "DB_PASS", "value": "p"},
+				map[string]any{"name": "WANDB_KEY", "value": "k"},
+				map[string]any{"name": "HF_AUTH", "value": "a"},
+				map[string]any{"name": "MASTER_ADDR", "value": "train-master-0"},
+				map[string]any{"name": "TOKENIZERS_PARALLELISM", "value": "false"},
+				map[string]any{"name": "DATABASE_URL", "value": "postgres://ml:pw-123@db:5432/runs"},
+				map[string]any{"name": "GITHUB_TOKEN", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "gh"}}},
+			},
+		}}},
+	}
+	redactObject(obj)
+	ctr := obj["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	var env []any
+	for _, e := range ctr["env"].([]any) {
+		env = append(env, e.(map[string]any)["value"])
+	}
+	wantEnv := []any{redact.Mask, redact.Mask, redact.Mask, redact.Mask, "train-master-0", "false", "postgres://ml:" + redact.Mask + "@db:5432/runs", nil}
+	if !slices.Equal(env, wantEnv) {
+		t.Errorf("env = %q, want %q", env, wantEnv)
+	}
+	wantCmd := []any{"torchrun", "--nproc_per_node", "8", "train.py", "--hf-token", redact.Mask, "--wandb-key=" + redact.Mask, "--lr", "1e-4"}
+	if got := ctr["command"].([]any); !slices.Equal(got, wantCmd) {
+		t.Errorf("command = %q, want %q", got, wantCmd)
+	}
+	// A flag after a secret flag is not its value.
+	if got, want := ctr["args"].([]any), []any{"--password", "--", "x"}; !slices.Equal(got, want) {
+		t.Errorf("args = %q, want %q", got, want)
+	}
+	ann := obj["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if ann["example.com/db-password"] != redact.Mask || ann["example.com/endpoint"] != "https://ml:"+redact.Mask+"@mlflow.internal/api" || ann["sidecar.istio.io/inject"] != "false" {
+		t.Errorf("annotations = %q", ann)
+	}
+	if m := obj["message"].(string); strings.Contains(m, "gh-pw-123") {
+		t.Errorf("message = %q", m)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 
 	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // execFunc runs a command in a container and writes its output to stdout and stderr.
@@ -189,7 +190,9 @@ func (c *collector) runExec(ctx context.Context, cmd execCmd) {
 		c.note("%s skipped: %v", what, perr)
 		return
 	}
-	if werr := writeFile(path, out.Bytes()); werr != nil {
+	// Outputs are untrusted text like logs: a listing or a status may name a
+	// token.
+	if werr := writeFile(path, redact.Bytes(out.Bytes())); werr != nil {
 		c.note("%s not written: %v", what, werr)
 		return
 	}

@@ -445,3 +445,72 @@ func roundTripSnapshots(t *testing.T) []string {
 	}
 	return dirs
 }
+
+// TestIntegrationSecretsNeverWritten loads objects, an event and a log
+// carrying credentials into a real API server, collects them, and reads
+// every file written: none of the credentials may be in any of them, while
+// the evidence around them stays.
+func TestIntegrationSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
+	const dir = "testdata/snapshots/secrets"
+	seeded := []string{
+		"Regi5try-Pa55-0001",                       // annotation named *-password
+		"Mlfl0w-Pa55-0002",                         // password in a URL in an annotation
+		"hf_Se3dedTokenValue0003abcdefghijkl",      // argument after --hf-token
+		"Db-Pa55-0004",                             // env DB_PASS
+		"0a1b2c3d4e5f60718293a4b5c6d7e8f900000005", // env WANDB_KEY
+		"hf-auth-0006",                             // env HF_AUTH
+		"Sess10n-C00kie-0007",                      // annotation named *-session-cookie
+		"Ev3nt-Pa55-0008",                          // password in a URL in an event message
+		"Be4rerT0kenValue0009xyz",                  // bearer token in a log line
+		"MIIEpAIBAAKCAQEAPr1vateKeyB0dy0010",       // private key block in a log
+	}
+	// The seeds are really in the input, or the test proves nothing.
+	var input strings.Builder
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			input.WriteString(readFile(t, p))
+		}
+		return nil
+	})
+	for _, s := range seeded {
+		if !strings.Contains(input.String(), s) {
+			t.Fatalf("seed %q is not in %s", s, dir)
+		}
+	}
+
+	c := startWithCRDs(t, clustertest.Options{})
+	load(t, c, dir, false)
+	opts := collect.DefaultOptions()
+	opts.Namespace = "vault-test"
+	opts.Timestamps = false
+	res, out := collectInto(t, c, opts)
+	if len(res.Jobs) != 1 || res.Logs != 1 {
+		t.Fatalf("jobs %v, %d logs; notes %q", res.Jobs, res.Logs, res.Notes)
+	}
+	var written strings.Builder
+	files := 0
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data := readFile(t, p)
+		written.WriteString(data)
+		files++
+		for _, s := range seeded {
+			if strings.Contains(data, s) {
+				rel, _ := filepath.Rel(out, p)
+				t.Errorf("%s holds the secret %q", rel, s)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []string{"NCCL_DEBUG", "FailedMount", "403 Forbidden", "step 10 loss 1.93", "BEGIN RSA PRIVATE KEY"} {
+		if !strings.Contains(written.String(), keep) {
+			t.Errorf("the %d files written lost %q", files, keep)
+		}
+	}
+}

@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // task is one unit of work for the bounded pool.
@@ -144,7 +146,8 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 	c.mu.Unlock()
 }
 
-// copyToFile streams r into path and returns the bytes written.
+// copyToFile streams r into path, masking secrets line by line (engine/redact),
+// and returns the bytes written.
 func copyToFile(path string, r io.Reader) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, fmt.Errorf("create directory for %s: %w", path, err)
@@ -153,7 +156,7 @@ func copyToFile(path string, r io.Reader) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", path, err)
 	}
-	n, cerr := io.Copy(f, r)
+	n, cerr := redact.Copy(f, r)
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = fmt.Errorf("close %s: %w", path, err)
 	}
