@@ -58,7 +58,9 @@ func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".txt") {
+		// Regular files only: in a snapshot from elsewhere a symlink could
+		// point anywhere and a FIFO would block.
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
 			names = append(names, e.Name())
 		}
 	}

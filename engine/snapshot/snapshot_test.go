@@ -139,6 +139,29 @@ func TestV1Ambiguous(t *testing.T) {
 	}
 }
 
+// TestPodFilesRegularOnly: a snapshot may come from anyone; a log that is a
+// symlink could expose any file of the machine that reads it.
+func TestPodFilesRegularOnly(t *testing.T) {
+	dir := t.TempDir()
+	pod := filepath.Join(dir, "logs", "ml", "p")
+	if err := os.MkdirAll(pod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(pod, "main.log")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(filepath.Join(pod, "sidecar.log"), []byte("ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := logRels(s.PodLogs("ml", "p")); !slices.Equal(got, []string{"logs/ml/p/sidecar.log (sidecar, false)"}) {
+		t.Errorf("PodLogs = %q, want the regular file only", got)
+	}
+}
+
 func TestV2HasNoWarnings(t *testing.T) {
 	s, err := Read("testdata/v2")
 	if err != nil {
