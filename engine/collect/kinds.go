@@ -1,8 +1,6 @@
 package collect
 
 import (
-	"strings"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -45,12 +43,8 @@ func (k kindInfo) GVK() schema.GroupVersionKind { return k.GVR.GroupVersion().Wi
 
 // kobj is the registry's view of an object read from the API server.
 func kobj(o *unstructured.Unstructured) *kinds.Object {
-	group, _, _ := strings.Cut(o.GetAPIVersion(), "/")
-	if !strings.Contains(o.GetAPIVersion(), "/") {
-		group = ""
-	}
 	return &kinds.Object{
-		Group: group, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
+		Group: o.GroupVersionKind().Group, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
 		Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Owners: owners(o.GetOwnerReferences()), Raw: o.Object,
 	}
 }
