@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +17,45 @@ import (
 )
 
 func init() { addCommand(newSnapshotCmd) }
+
+// cleanupsKey carries, in a command's context, what to undo when the
+// command ends.
+type cleanupsKey struct{}
+
+type cleanups struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// withCleanups returns a context in which atEnd registers work, and the
+// function that runs it, last registered first.
+func withCleanups(ctx context.Context) (context.Context, func()) {
+	c := &cleanups{}
+	return context.WithValue(ctx, cleanupsKey{}, c), func() {
+		c.mu.Lock()
+		fns := c.fns
+		c.fns = nil
+		c.mu.Unlock()
+		for i := len(fns) - 1; i >= 0; i-- {
+			fns[i]()
+		}
+	}
+}
+
+// atEnd runs f when the command of ctx ends: a live snapshot taken into a
+// temporary directory must outlive the diagnosis, because the steps after
+// it (the LLM explanation reads the snapshot's prompts/) read it too.
+// Without a command context f runs at once.
+func atEnd(ctx context.Context, f func()) {
+	c, ok := ctx.Value(cleanupsKey{}).(*cleanups)
+	if !ok {
+		f()
+		return
+	}
+	c.mu.Lock()
+	c.fns = append(c.fns, f)
+	c.mu.Unlock()
+}
 
 // clusterFlags are the kubectl-style flags that select what to read from a
 // live cluster.

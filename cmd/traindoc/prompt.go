@@ -37,14 +37,15 @@ Healthy jobs are printed too, marked as not sent.`,
 			if output != "text" && output != "json" {
 				return usageError(fmt.Errorf("-o %q: want text or json", output))
 			}
-			e, err := explain.New(explain.Config{PromptsDir: prompts, SnapshotDirs: snapshotDirs(cmd.Flags()), Lang: lang})
-			if err != nil {
-				return usageError(err)
-			}
 			src.jobs = args
 			rep, err := loadReport(cmd.Context(), src)
 			if err != nil {
 				return err
+			}
+			// After loadReport: a live snapshot's prompts/ count too.
+			e, err := explain.New(explain.Config{PromptsDir: prompts, SnapshotDirs: snapshotDirs(cmd.Flags()), Lang: lang})
+			if err != nil {
+				return usageError(err)
 			}
 			type message struct {
 				Role    string `json:"role"`

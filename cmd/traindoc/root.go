@@ -70,7 +70,9 @@ func runWith(args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(context.Background())
+	ctx, release := withCleanups(context.Background())
+	err := root.ExecuteContext(ctx)
+	release()
 	if err == nil {
 		return exitOK
 	}

@@ -143,15 +143,17 @@ func filterJobs(jobs []report.Job, names, snapshots []string) ([]report.Job, err
 }
 
 // loadLive takes a snapshot of the cluster and diagnoses it: the live path
-// and the offline path are one path.
+// and the offline path are one path. From then on the command reads the
+// snapshot it took as it reads any other, through --snapshot, and the
+// snapshot stays until the command ends.
 func (s *sourceFlags) loadLive(ctx context.Context) (*report.Report, error) {
 	dir, cleanup, err := s.takeSnapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
+	atEnd(ctx, cleanup)
+	s.snapshots = []string{dir}
 	live := *s
-	live.snapshots = []string{dir}
 	// The collector already selected the jobs named.
 	live.jobs = nil
 	return live.load(ctx)

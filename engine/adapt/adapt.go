@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
@@ -25,20 +26,21 @@ type kindAdapter interface {
 var adapters = []kindAdapter{kubeflowAdapter{}, trainJobAdapter{}, t9kAdapter{}, rayJobAdapter{}, rayClusterAdapter{}}
 
 // Build returns the jobs of the snapshot, sorted by namespace and name.
+// Which objects are jobs, and which pods, workloads and gates belong to
+// each, is decided by the kind registry the live collector uses too.
 func Build(s *snapshot.Snapshot) []*evidence.Job {
 	ix := newIndex(s)
 	var jobs []*evidence.Job
 	for _, o := range s.Objects {
+		// A RayCluster that a RayJob created is part of that job.
+		if !kinds.IsJob(ix.kobj(o), ix.kjobs) {
+			continue
+		}
 		for _, a := range adapters {
-			if !a.matches(o) {
-				continue
+			if a.matches(o) {
+				jobs = append(jobs, ix.buildJob(o, a))
+				break
 			}
-			// A RayCluster owned by a RayJob is part of that job.
-			if o.Kind == "RayCluster" && ix.ownedByKind(o, "RayJob") {
-				continue
-			}
-			jobs = append(jobs, ix.buildJob(o, a))
-			break
 		}
 	}
 	sort.SliceStable(jobs, func(a, b int) bool {
@@ -67,6 +69,10 @@ type index struct {
 	newest   time.Time
 	// chains memoises ownerChain: every job asks about every pod.
 	chains map[*snapshot.Object][]*snapshot.Object
+	// kobjs holds the registry's view of each object; kjobs those of the
+	// Job kinds, which may claim a Standalone workload.
+	kobjs map[*snapshot.Object]*kinds.Object
+	kjobs []*kinds.Object
 }
 
 func newIndex(s *snapshot.Snapshot) *index {
@@ -74,12 +80,17 @@ func newIndex(s *snapshot.Snapshot) *index {
 		snap: s, byUID: map[string]*snapshot.Object{}, byKey: map[string]*snapshot.Object{},
 		nodes: map[string]*snapshot.Object{}, quotas: map[string][]*snapshot.Object{},
 		chains: map[*snapshot.Object][]*snapshot.Object{},
+		kobjs:  map[*snapshot.Object]*kinds.Object{},
 	}
 	for _, o := range s.Objects {
 		if o.UID != "" {
 			ix.byUID[o.UID] = o
 		}
 		ix.byKey[o.Key()] = o
+		role := kinds.Role(0)
+		if k := kinds.Lookup(o.Group, o.Kind); k != nil {
+			role = k.Role
+		}
 		switch {
 		case o.Kind == "Pod" && o.Group == "":
 			ix.pods = append(ix.pods, o)
@@ -89,14 +100,48 @@ func newIndex(s *snapshot.Snapshot) *index {
 			ix.nodes[o.Name] = o
 		case o.Kind == "ResourceQuota" && o.Group == "":
 			ix.quotas[o.Namespace] = append(ix.quotas[o.Namespace], o)
-		case o.Kind == "PodGroup" || (o.Kind == "Workload" && strings.HasPrefix(o.Group, "kueue.")):
+		case role == kinds.Gate:
 			ix.gates = append(ix.gates, o)
-		case o.Kind == "JobSet" || (o.Kind == "Job" && o.Group == "batch") || o.Kind == "RayCluster":
+		case role == kinds.Workload:
 			ix.children = append(ix.children, o)
+		case role == kinds.Job:
+			ix.kjobs = append(ix.kjobs, ix.kobj(o))
 		}
 		ix.noteTimes(o.Raw)
 	}
 	return ix
+}
+
+// replicaPath is where the registry says o's kind keeps its replica specs.
+func replicaPath(o *snapshot.Object) []string {
+	if k := kinds.Lookup(o.Group, o.Kind); k != nil {
+		return k.Replicas.Path
+	}
+	return nil
+}
+
+// kobj returns the registry's view of o.
+func (ix *index) kobj(o *snapshot.Object) *kinds.Object {
+	if k, ok := ix.kobjs[o]; ok {
+		return k
+	}
+	k := &kinds.Object{
+		Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name, UID: o.UID,
+		Labels: o.Labels, Annotations: o.Annotations, Raw: o.Raw,
+	}
+	for _, r := range o.Owners {
+		k.Owners = append(k.Owners, kinds.Owner{Kind: r.Kind, Name: r.Name, UID: r.UID})
+	}
+	ix.kobjs[o] = k
+	return k
+}
+
+func (ix *index) kobjList(objs []*snapshot.Object) []*kinds.Object {
+	out := make([]*kinds.Object, len(objs))
+	for i, o := range objs {
+		out[i] = ix.kobj(o)
+	}
+	return out
 }
 
 // noteTimes records the newest timestamp seen anywhere, which stands for
@@ -174,82 +219,56 @@ func (ix *index) ownedBy(o, job *snapshot.Object) bool {
 	return false
 }
 
-func (ix *index) ownedByKind(o *snapshot.Object, kind string) bool {
-	for _, r := range o.Owners {
-		if r.Kind == kind {
-			return true
+// related returns the job and the workloads beneath it, by owner
+// references through any objects in the snapshot or by the links the
+// registry knows; pods and gates belong to a job through any of them.
+func (ix *index) related(job *snapshot.Object) (owners []*kinds.Object, workloads []*snapshot.Object) {
+	kjob := ix.kobj(job)
+	linked := map[*kinds.Object]bool{}
+	for _, w := range kinds.Workloads([]*kinds.Object{kjob}, ix.kobjList(ix.children)) {
+		linked[w] = true
+	}
+	owners = []*kinds.Object{kjob}
+	for _, c := range ix.children {
+		if c == job || c.Namespace != job.Namespace {
+			continue
+		}
+		if linked[ix.kobj(c)] || ix.ownedBy(c, job) {
+			workloads = append(workloads, c)
+			owners = append(owners, ix.kobj(c))
 		}
 	}
-	return false
+	return owners, workloads
 }
 
-// Labels that name the job a pod belongs to, by the operators that set them.
-var jobNameLabels = map[string][]string{
-	"kubeflow": {"training.kubeflow.org/job-name", "pytorch-job-name", "tf-job-name", "mpi-job-name", "job-name"},
-	"TrainJob": {"trainer.kubeflow.org/trainjob-name", "jobset.sigs.k8s.io/jobset-name"},
-	"Ray":      {"ray.io/cluster"},
-	"T9k":      {"tensorstack.dev/owner-name", "batch.tensorstack.dev/job-name"},
-}
-
-// podsOf returns the pods of a job: owned by it (through any chain of
-// owners present in the snapshot) or carrying one of the label keys with
-// the job's name.
-func (ix *index) podsOf(job *snapshot.Object, labelKeys []string, labelValue string) []*snapshot.Object {
+// podsOf returns the pods of a job: owned by it or its workloads (through
+// any chain of owners present in the snapshot) or carrying one of their
+// kinds' pod labels. A pod whose owner is in the snapshot but is none of
+// these belongs to something else, whatever its labels say.
+func (ix *index) podsOf(job *snapshot.Object, owners []*kinds.Object) []*snapshot.Object {
 	var out []*snapshot.Object
 	for _, p := range ix.pods {
 		if p.Namespace != job.Namespace {
 			continue
 		}
-		if ix.ownedBy(p, job) {
+		byLabel := len(p.Owners) == 0 || len(ix.ownerChain(p)) == 0
+		if ix.ownedBy(p, job) || kinds.PodOf(ix.kobj(p), owners, byLabel) {
 			out = append(out, p)
-			continue
-		}
-		// A pod with a controller owner that is in the snapshot but not
-		// this job belongs to something else (e.g. a batch Job named like
-		// a Kubeflow job via the generic job-name label).
-		if len(p.Owners) > 0 && len(ix.ownerChain(p)) > 0 {
-			continue
-		}
-		for _, k := range labelKeys {
-			if v, ok := p.Labels[k]; ok && v == labelValue {
-				out = append(out, p)
-				break
-			}
 		}
 	}
 	return out
 }
 
-// childrenOf returns the workload objects beneath the job.
-func (ix *index) childrenOf(job *snapshot.Object) []*snapshot.Object {
-	var out []*snapshot.Object
-	for _, c := range ix.children {
-		if c.Namespace == job.Namespace && c != job && ix.ownedBy(c, job) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// gatesOf returns pod groups and Kueue workloads of the job.
-func (ix *index) gatesOf(job *snapshot.Object, pods []*snapshot.Object) []*snapshot.Object {
-	groupNames := map[string]bool{}
-	for _, p := range pods {
-		for _, k := range []string{"scheduling.k8s.io/group-name", "scheduling.volcano.sh/group-name", "scheduling.x-k8s.io/pod-group", "tensorstack.dev/podgroup"} {
-			if v := p.Annotations[k]; v != "" {
-				groupNames[v] = true
-			}
-			if v := p.Labels[k]; v != "" {
-				groupNames[v] = true
-			}
-		}
-	}
+// gatesOf returns the pod groups and Kueue workloads of the job.
+func (ix *index) gatesOf(job *snapshot.Object, owners []*kinds.Object, pods []*snapshot.Object) []*snapshot.Object {
+	kjob := []*kinds.Object{ix.kobj(job)}
+	kpods := ix.kobjList(pods)
 	var out []*snapshot.Object
 	for _, g := range ix.gates {
 		if g.Namespace != job.Namespace {
 			continue
 		}
-		if ix.ownedBy(g, job) || groupNames[g.Name] || (g.Kind == "PodGroup" && g.Name == job.Name) {
+		if ix.ownedBy(g, job) || kinds.GateOf(ix.kobj(g), kjob, owners, kpods) {
 			out = append(out, g)
 		}
 	}

@@ -3,6 +3,8 @@ package adapt
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -383,5 +385,97 @@ func TestRay(t *testing.T) {
 	}
 	if s := find(t, jobs, "RayCluster", "standalone"); s.Phase != evidence.PhaseSuspended || !s.Spec.Suspend {
 		t.Errorf("standalone: %q %+v", s.Phase, s.Spec)
+	}
+}
+
+// TestRayClusterNamedByRayJob: KubeRay does not always set an owner
+// reference on the RayCluster it creates; the RayJob's status names it,
+// and the live collector treats it as the job's workload, so the adapters
+// must too.
+func TestRayClusterNamedByRayJob(t *testing.T) {
+	objs := strings.Replace(rayJob, "  ownerReferences: [{kind: RayJob, name: rj, uid: rj-1, controller: true}]\n", "", 1)
+	jobs := build(t, objs)
+	var got []string
+	for _, j := range jobs {
+		got = append(got, j.Kind+"/"+j.Name)
+	}
+	if want := []string{"RayJob/rj", "RayCluster/standalone"}; !slices.Equal(got, want) {
+		t.Fatalf("jobs = %v, want %v", got, want)
+	}
+	j := find(t, jobs, "RayJob", "rj")
+	if len(j.Children) != 1 || j.Children[0].Name != "rj-raycluster-x" {
+		t.Errorf("children = %+v", j.Children)
+	}
+}
+
+const jaxAndGates = `
+apiVersion: kubeflow.org/v1
+kind: JAXJob
+metadata: {name: jax, namespace: ml, uid: jax-1}
+spec:
+  runPolicy: {schedulingPolicy: {queue: research}}
+  jaxReplicaSpecs:
+    Worker:
+      replicas: 2
+      template: {spec: {schedulerName: scheduler-plugins-scheduler, containers: [{name: jax, image: jax:0.4, resources: {limits: {google.com/tpu: "4"}}}]}}
+status:
+  conditions: [{type: Created, status: "True", lastTransitionTime: "2026-03-01T10:00:00Z"}]
+  replicaStatuses: {Worker: {active: 0}}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: jax-worker-0
+  namespace: ml
+  labels: {training.kubeflow.org/job-name: jax, training.kubeflow.org/replica-type: worker, training.kubeflow.org/replica-index: "0", scheduling.x-k8s.io/pod-group: jax}
+  ownerReferences: [{kind: JAXJob, name: jax, uid: jax-1, controller: true}]
+status: {phase: Pending}
+---
+apiVersion: scheduling.x-k8s.io/v1alpha1
+kind: PodGroup
+metadata: {name: jax, namespace: ml, ownerReferences: [{kind: JAXJob, name: jax, uid: jax-1, controller: true}]}
+spec: {minMember: 2}
+status: {phase: Pending}
+---
+apiVersion: batch.tensorstack.dev/v1beta1
+kind: PyTorchTrainingJob
+metadata: {name: sft, namespace: ml, uid: sft-1}
+spec:
+  scheduler: {t9kScheduler: {queue: a100}}
+  replicaSpecs:
+  - {type: worker, replicas: 4, template: {spec: {containers: [{name: pytorch, image: img}]}}}
+status: {phase: Pending}
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: sft-worker-0
+  namespace: ml
+  labels: {tensorstack.dev/owner-name: sft, scheduler.tensorstack.dev/group-name: sft}
+status: {phase: Pending}
+---
+apiVersion: scheduler.tensorstack.dev/v1beta1
+kind: PodGroup
+metadata: {name: sft, namespace: ml}
+spec: {minMember: 4, queue: a100}
+status:
+  conditions: [{type: GroupScheduled, status: "False", reason: Unschedulable, message: "3/4 pods can be scheduled"}]
+`
+
+func TestJAXJobAndGates(t *testing.T) {
+	jobs := build(t, jaxAndGates)
+	jax := find(t, jobs, "JAXJob", "jax")
+	if g := group(t, jax, "Worker"); g.Expected != 2 || g.Created != 1 {
+		t.Errorf("worker group = %+v", g)
+	}
+	if len(jax.Admission) != 1 || jax.Admission[0].APIVersion != "scheduling.x-k8s.io/v1alpha1" || *jax.Admission[0].MinMember != 2 {
+		t.Errorf("JAXJob admission = %+v", jax.Admission)
+	}
+	sft := find(t, jobs, "PyTorchTrainingJob", "sft")
+	if !slices.Equal(podNames(sft), []string{"sft-worker-0"}) {
+		t.Errorf("pods = %v", podNames(sft))
+	}
+	if len(sft.Admission) != 1 || sft.Admission[0].APIVersion != "scheduler.tensorstack.dev/v1beta1" || sft.Admission[0].Queue != "a100" {
+		t.Errorf("T9k admission = %+v", sft.Admission)
 	}
 }

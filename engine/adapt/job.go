@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
@@ -31,7 +32,9 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 	job.Status.CompletionTime = snapshot.Str(o.Raw, "status", "completionTime")
 	a.build(o, ix, job)
 
-	pods := ix.podsFor(o)
+	owners, workloads := ix.related(o)
+	pods := ix.podsOf(o, owners)
+	sort.Slice(pods, func(a, b int) bool { return pods[a].Name < pods[b].Name })
 	have := map[string]bool{}
 	for _, p := range pods {
 		job.Pods = append(job.Pods, podEvidence(p, job))
@@ -40,10 +43,10 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 	if ps, ok := a.(podSupplier); ok {
 		job.Pods = append(job.Pods, ps.extraPods(o, have)...)
 	}
-	for _, c := range ix.childrenOf(o) {
+	for _, c := range workloads {
 		job.Children = append(job.Children, childEvidence(c))
 	}
-	for _, g := range ix.gatesOf(o, pods) {
+	for _, g := range ix.gatesOf(o, owners, pods) {
 		job.Admission = append(job.Admission, gateEvidence(g))
 	}
 	for _, q := range ix.quotas[o.Namespace] {
@@ -69,31 +72,6 @@ type podSupplier interface {
 	extraPods(o *snapshot.Object, have map[string]bool) []evidence.Pod
 }
 
-// podsFor finds the pods of a job with the label keys of its kind.
-func (ix *index) podsFor(o *snapshot.Object) []*snapshot.Object {
-	var keys []string
-	value := o.Name
-	switch {
-	case o.Group == "kubeflow.org":
-		keys = jobNameLabels["kubeflow"]
-	case o.Kind == "TrainJob":
-		keys = jobNameLabels["TrainJob"]
-	case o.Kind == "RayCluster":
-		keys = jobNameLabels["Ray"]
-	case o.Kind == "RayJob":
-		keys = jobNameLabels["Ray"]
-		value = snapshot.Str(o.Raw, "status", "rayClusterName")
-		if value == "" {
-			value = o.Name
-		}
-	case o.Kind == "PyTorchTrainingJob":
-		keys = jobNameLabels["T9k"]
-	}
-	pods := ix.podsOf(o, keys, value)
-	sort.Slice(pods, func(a, b int) bool { return pods[a].Name < pods[b].Name })
-	return pods
-}
-
 func conditions(m map[string]any, path ...string) []evidence.Condition {
 	out := []evidence.Condition{}
 	for _, c := range snapshot.Maps(m, path...) {
@@ -115,16 +93,12 @@ func firstNonEmpty(xs ...string) string {
 	return ""
 }
 
-// replicaLabels name a pod's replica type, by operator.
-var replicaLabels = []string{
-	"training.kubeflow.org/replica-type", "pytorch-replica-type", "tf-replica-type", "mpi-job-role",
-	"jobset.sigs.k8s.io/replicatedjob-name", "ray.io/group", "tensorstack.dev/replica-type",
-}
-
-var indexLabels = []string{
-	"training.kubeflow.org/replica-index", "pytorch-replica-index", "tf-replica-index",
-	"batch.kubernetes.io/job-completion-index", "jobset.sigs.k8s.io/job-index", "tensorstack.dev/replica-index",
-}
+// replicaLabels and indexLabels name a pod's replica type and index, by
+// operator.
+var (
+	replicaLabels = kinds.ReplicaTypeLabels()
+	indexLabels   = kinds.ReplicaIndexLabels()
+)
 
 // replicaType names the pod's replica group, matching the job's group
 // names case-insensitively; it falls back to the pod name

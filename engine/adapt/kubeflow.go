@@ -6,23 +6,20 @@ import (
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
-// kubeflowAdapter reads the kubeflow.org training-operator kinds
+// kubeflowAdapter reads the kinds whose replicas the registry describes as
+// a map of replica specs: the kubeflow.org training-operator kinds
 // (PyTorchJob, TFJob, MPIJob, XGBoostJob, PaddleJob, JAXJob) and MPIJob
 // v2beta1 from mpi-operator. They share one shape: spec.<x>ReplicaSpecs,
 // spec.runPolicy, status.conditions and status.replicaStatuses.
 type kubeflowAdapter struct{}
 
-var kubeflowSpecs = map[string]string{
-	"PyTorchJob": "pytorchReplicaSpecs", "TFJob": "tfReplicaSpecs", "MPIJob": "mpiReplicaSpecs",
-	"XGBoostJob": "xgbReplicaSpecs", "PaddleJob": "paddleReplicaSpecs", "JAXJob": "jaxReplicaSpecs",
-}
-
 func (kubeflowAdapter) matches(o *snapshot.Object) bool {
-	_, ok := kubeflowSpecs[o.Kind]
-	return ok && o.Group == "kubeflow.org"
+	k := kinds.Lookup(o.Group, o.Kind)
+	return k != nil && k.Role == kinds.Job && k.Replicas.Layout == kinds.ReplicaMap
 }
 
 // Replica types in the order people read them.
@@ -30,7 +27,7 @@ var replicaOrder = map[string]int{"master": 0, "chief": 0, "launcher": 0, "head"
 
 func (kubeflowAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	specs := snapshot.Map(m, "spec", kubeflowSpecs[o.Kind])
+	specs := snapshot.Map(m, replicaPath(o)...)
 	types := make([]string, 0, len(specs))
 	for t := range specs {
 		types = append(types, t)

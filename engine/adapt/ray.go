@@ -16,7 +16,7 @@ func (rayJobAdapter) matches(o *snapshot.Object) bool {
 
 func (rayJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	rayGroups(job, snapshot.Map(m, "spec", "rayClusterSpec"))
+	rayGroups(job, snapshot.Map(m, replicaPath(o)...))
 	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
 	job.Spec.Entrypoint = snapshot.Str(m, "spec", "entrypoint")
 	job.Spec.RunPolicy.BackoffLimit = intPtr(m, "spec", "backoffLimit")
@@ -59,7 +59,7 @@ func (rayClusterAdapter) matches(o *snapshot.Object) bool {
 
 func (rayClusterAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	rayGroups(job, snapshot.Map(m, "spec"))
+	rayGroups(job, snapshot.Map(m, replicaPath(o)...))
 	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
 	st := snapshot.Map(m, "status")
 	job.Status.Phase = snapshot.Str(st, "state")

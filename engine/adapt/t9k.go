@@ -19,7 +19,7 @@ func (t9kAdapter) matches(o *snapshot.Object) bool {
 
 func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	for _, rs := range snapshot.Maps(m, "spec", "replicaSpecs") {
+	for _, rs := range snapshot.Maps(m, replicaPath(o)...) {
 		g := evidence.ReplicaGroup{Type: snapshot.Str(rs, "type"), Expected: 1, RestartPolicy: snapshot.Str(rs, "restartPolicy")}
 		if n, ok := snapshot.Int(rs, "replicas"); ok {
 			g.Expected = n

@@ -19,13 +19,14 @@ func (trainJobAdapter) matches(o *snapshot.Object) bool {
 
 func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	tr := snapshot.Map(m, "spec", "trainer")
+	tr := snapshot.Map(m, replicaPath(o)...)
 	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
 	job.Spec.Runtime = snapshot.Str(m, "spec", "runtimeRef", "name")
 	setProcs(job, snapshot.Str(tr, "numProcPerNode"))
 
 	var jobset *snapshot.Object
-	for _, c := range ix.childrenOf(o) {
+	_, workloads := ix.related(o)
+	for _, c := range workloads {
 		if c.Kind == "JobSet" {
 			jobset = c
 		}

@@ -34,6 +34,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
+
+	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // Options control what is collected and how hard the API server is pressed.
@@ -219,11 +222,17 @@ type collector struct {
 	picked    map[string][]*unstructured.Unstructured
 	seen      map[string]bool // group/kind/ns/name of picked objects
 	jobs      []ObjectRef
-	collected nameSet // kind/ns/name of everything picked, for linking
-	pods      []*corev1.Pod
-	logs      int
-	execs     int
-	progress  *progress
+	collected nameSet // kind/ns/name of everything picked, for events
+	// The registry's view of what was picked, for linking: the jobs, the
+	// jobs with their workloads, and the pods. listedNames holds
+	// kind/ns/name of every listed object, which decides whether a pod's
+	// owner is known.
+	kJobs, kOwners, kPods []*kinds.Object
+	listedNames           nameSet
+	pods                  []*corev1.Pod
+	logs                  int
+	execs                 int
+	progress              *progress
 }
 
 func newCollector(opts Options, c clients) *collector {
@@ -242,8 +251,10 @@ func newCollector(opts Options, c clients) *collector {
 // note records something that could not be read. Notes are de-duplicated
 // and sorted, so the same cluster state gives the same snapshot.yaml.
 func (c *collector) note(format string, args ...any) {
+	// Notes quote API errors, which may quote a URL with its credentials.
+	n := redact.String(fmt.Sprintf(format, args...))
 	c.mu.Lock()
-	c.notes[fmt.Sprintf(format, args...)] = true
+	c.notes[n] = true
 	c.mu.Unlock()
 }
 
@@ -553,19 +564,9 @@ type nameSet map[string]bool // "kind/ns/name"
 func (s nameSet) has(kind, ns, name string) bool { return s[kind+"/"+ns+"/"+name] }
 func (s nameSet) add(kind, ns, name string)      { s[kind+"/"+ns+"/"+name] = true }
 
-// ownedBy reports whether o has an owner reference to an object in s.
-func ownedBy(s nameSet, ns string, refs []metav1.OwnerReference) bool {
-	for _, r := range refs {
-		if s.has(r.Kind, ns, r.Name) {
-			return true
-		}
-	}
-	return false
-}
-
 // findJobs lists the job kinds, picks the jobs asked for, and then the
-// workloads beneath them (JobSets, batch Jobs, RayClusters) until nothing new
-// turns up.
+// workloads beneath them (JobSets, batch Jobs, RayClusters), as the kind
+// registry links them.
 func (c *collector) findJobs(ctx context.Context) error {
 	var sel labels.Selector = labels.Everything()
 	if c.opts.Selector != "" {
@@ -576,7 +577,7 @@ func (c *collector) findJobs(ctx context.Context) error {
 		sel = s
 	}
 	for i := range knownKinds {
-		if knownKinds[i].Role != roleContext {
+		if knownKinds[i].Role != kinds.Gate {
 			c.listKind(ctx, i)
 		}
 	}
@@ -587,16 +588,17 @@ func (c *collector) findJobs(ctx context.Context) error {
 		return fmt.Errorf("list jobs: %w", err)
 	}
 
-	// RayClusters created by a RayJob are its workload, not jobs of their
-	// own, whether or not KubeRay set an owner reference.
-	rayJobClusters := nameSet{}
+	// Every listed object of a job kind may claim a Standalone workload
+	// (a RayJob its RayCluster), selected or not.
+	c.listedNames = nameSet{}
+	var listedJobs []*kinds.Object
+	views := map[*unstructured.Unstructured]*kinds.Object{}
 	for i, k := range knownKinds {
-		if k.Kind != "RayJob" {
-			continue
-		}
 		for _, o := range c.listed[i] {
-			if n, _, _ := unstructured.NestedString(o.Object, "status", "rayClusterName"); n != "" {
-				rayJobClusters.add("RayCluster", o.GetNamespace(), n)
+			views[o] = kobj(o)
+			c.listedNames.add(k.Kind, o.GetNamespace(), o.GetName())
+			if k.Role == kinds.Job {
+				listedJobs = append(listedJobs, views[o])
 			}
 		}
 	}
@@ -604,7 +606,7 @@ func (c *collector) findJobs(ctx context.Context) error {
 	set := nameSet{}
 	matched := map[string]bool{}
 	for i, k := range knownKinds {
-		if k.Role == roleContext {
+		if k.Role == kinds.Gate {
 			continue
 		}
 		for _, o := range c.listed[i] {
@@ -615,17 +617,13 @@ func (c *collector) findJobs(ctx context.Context) error {
 			if !ok {
 				continue
 			}
-			switch {
-			case k.Role == roleJob:
-			case len(c.opts.Jobs) > 0:
-				// A JobSet, batch Job or RayCluster named explicitly.
-			case k.Kind == "RayCluster" && !hasOwnerKind(o, "RayJob") && !rayJobClusters.has("RayCluster", o.GetNamespace(), o.GetName()):
-				// Training started in a plain RayCluster's head pod.
-			default:
+			// A workload named explicitly is diagnosed as a job.
+			if len(c.opts.Jobs) == 0 && !kinds.IsJob(views[o], listedJobs) {
 				continue
 			}
 			if c.pick(fileFor(k.GVR), o) {
 				set.add(k.Kind, o.GetNamespace(), o.GetName())
+				c.kJobs = append(c.kJobs, views[o])
 				c.jobs = append(c.jobs, ObjectRef{Kind: k.Kind, Namespace: o.GetNamespace(), Name: o.GetName()})
 				matched[entry] = true
 			}
@@ -637,55 +635,31 @@ func (c *collector) findJobs(ctx context.Context) error {
 		}
 	}
 
-	// Children: owned by something collected, or linked by the conventions
-	// the operators use when they do not set owner references.
-	for changed := true; changed; {
-		changed = false
-		rayClusterNames := nameSet{}
-		for _, objs := range c.picked {
-			for _, o := range objs {
-				if o.GetKind() == "RayJob" {
-					if n, _, _ := unstructured.NestedString(o.Object, "status", "rayClusterName"); n != "" {
-						rayClusterNames.add("RayCluster", o.GetNamespace(), n)
-					}
-				}
-			}
+	// Workloads: owned by what was picked, or linked to it the way the
+	// operators name them when they set no owner references.
+	var candidates []*kinds.Object
+	byView := map[*kinds.Object]*unstructured.Unstructured{}
+	file := map[*kinds.Object]string{}
+	for i, k := range knownKinds {
+		if k.Role != kinds.Workload {
+			continue
 		}
-		for i, k := range knownKinds {
-			if k.Role != roleChild {
-				continue
-			}
-			for _, o := range c.listed[i] {
-				ns, name, lb := o.GetNamespace(), o.GetName(), o.GetLabels()
-				linked := ownedBy(set, ns, o.GetOwnerReferences())
-				switch k.Kind {
-				case "JobSet":
-					// Trainer v2 names the JobSet after its TrainJob.
-					linked = linked || set.has("TrainJob", ns, name) || set.has("TrainJob", ns, lb[labelTrainJob])
-				case "Job":
-					linked = linked || set.has("JobSet", ns, lb[labelJobSet])
-				case "RayCluster":
-					linked = linked || rayClusterNames.has("RayCluster", ns, name)
-				}
-				if linked && c.pick(fileFor(k.GVR), o) {
-					set.add(k.Kind, ns, name)
-					changed = true
-				}
-			}
+		for _, o := range c.listed[i] {
+			v := views[o]
+			candidates = append(candidates, v)
+			byView[v], file[v] = o, fileFor(k.GVR)
+		}
+	}
+	c.kOwners = append([]*kinds.Object(nil), c.kJobs...)
+	for _, w := range kinds.Workloads(c.kJobs, candidates) {
+		if c.pick(file[w], byView[w]) {
+			set.add(w.Kind, w.Namespace, w.Name)
+			c.kOwners = append(c.kOwners, w)
 		}
 	}
 	c.collected = set
 	sort.Slice(c.jobs, func(i, j int) bool { return c.jobs[i].String() < c.jobs[j].String() })
 	return nil
-}
-
-func hasOwnerKind(o *unstructured.Unstructured, kind string) bool {
-	for _, r := range o.GetOwnerReferences() {
-		if r.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // jobNamespaces returns the namespaces that hold a collected object.
@@ -720,25 +694,25 @@ func toUnstructured(obj runtime.Object, apiVersion, kind string) (*unstructured.
 	return u, nil
 }
 
-// podLinked reports whether a pod belongs to a collected object, by owner
-// reference or by one of the labels operators put on their pods.
+// podLinked reports whether a pod belongs to a collected job or workload,
+// by owner reference or by one of the labels operators put on their pods.
+// Labels count only when none of the pod's owners was listed: a pod owned
+// by something else (an unrelated batch Job) is not claimed by its labels.
 func (c *collector) podLinked(p *corev1.Pod) bool {
-	ns, lb := p.Namespace, p.Labels
-	if ownedBy(c.collected, ns, p.OwnerReferences) {
-		return true
-	}
-	if v := lb[labelKubeflowJob]; v != "" {
-		for _, k := range []string{"PyTorchJob", "TFJob", "MPIJob", "XGBoostJob", "PaddleJob"} {
-			if c.collected.has(k, ns, v) {
-				return true
-			}
+	byLabel := true
+	for _, r := range p.OwnerReferences {
+		if c.listedNames.has(r.Kind, p.Namespace, r.Name) {
+			byLabel = false
 		}
 	}
-	return c.collected.has("TrainJob", ns, lb[labelTrainJob]) ||
-		c.collected.has("JobSet", ns, lb[labelJobSet]) ||
-		c.collected.has("RayCluster", ns, lb[labelRayCluster]) ||
-		c.collected.has("Job", ns, lb[labelBatchJob]) ||
-		c.collected.has("Job", ns, lb[labelBatchJobOld])
+	return kinds.PodOf(podView(p), c.kOwners, byLabel)
+}
+
+func podView(p *corev1.Pod) *kinds.Object {
+	return &kinds.Object{
+		Kind: "Pod", Namespace: p.Namespace, Name: p.Name, UID: string(p.UID),
+		Labels: p.Labels, Annotations: p.Annotations, Owners: owners(p.OwnerReferences),
+	}
 }
 
 func (c *collector) findPods(ctx context.Context) {
@@ -766,6 +740,7 @@ func (c *collector) findPods(ctx context.Context) {
 				}
 				if c.pick("pods", u) {
 					c.pods = append(c.pods, p)
+					c.kPods = append(c.kPods, podView(p))
 					c.collected.add("Pod", p.Namespace, p.Name)
 				}
 			}
@@ -783,21 +758,11 @@ func (c *collector) findPods(ctx context.Context) {
 	})
 }
 
-// findContext picks PodGroups and Workloads that refer to collected objects.
+// findContext picks the gates (pod groups, Kueue workloads) that refer to
+// collected jobs, their workloads or their pods.
 func (c *collector) findContext(ctx context.Context) {
-	groups := nameSet{}
-	for _, p := range c.pods {
-		for _, a := range podGroupAnnotations {
-			if v := p.Annotations[a]; v != "" {
-				groups.add("PodGroup", p.Namespace, v)
-			}
-			if v := p.Labels[a]; v != "" {
-				groups.add("PodGroup", p.Namespace, v)
-			}
-		}
-	}
 	for _, k := range knownKinds {
-		if k.Role != roleContext || !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+		if k.Role != kinds.Gate || !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
 			continue
 		}
 		for _, ns := range c.jobNamespaces() {
@@ -812,29 +777,13 @@ func (c *collector) findContext(ctx context.Context) {
 				continue
 			}
 			for _, o := range items {
-				linked := ownedBy(c.collected, ns, o.GetOwnerReferences())
-				if k.Kind == "PodGroup" {
-					// Volcano and the training operator name the group after the job.
-					linked = linked || groups.has("PodGroup", ns, o.GetName()) || c.jobNamed(ns, o.GetName())
-				}
-				if linked {
-					cleanObject(o, k.GVR.GroupVersion().String(), k.Kind)
-					if c.pick(fileFor(k.GVR), o) {
-						c.collected.add(k.Kind, ns, o.GetName())
-					}
+				cleanObject(o, k.GVR.GroupVersion().String(), k.Kind)
+				if kinds.GateOf(kobj(o), c.kJobs, c.kOwners, c.kPods) && c.pick(fileFor(k.GVR), o) {
+					c.collected.add(k.Kind, ns, o.GetName())
 				}
 			}
 		}
 	}
-}
-
-func (c *collector) jobNamed(ns, name string) bool {
-	for _, j := range c.jobs {
-		if j.Namespace == ns && j.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // findEvents keeps the core/v1 events whose involved object was collected.

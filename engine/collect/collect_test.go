@@ -24,6 +24,9 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
+
+	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // env is a fake cluster: typed objects go to the clientset, unstructured
@@ -186,7 +189,7 @@ func kubeflowFixture() []runtime.Object {
 		uobj("kubeflow.org/v1", "PyTorchJob", "other", "elsewhere"),
 		uobj("scheduling.volcano.sh/v1beta1", "PodGroup", "ml", "train"),
 		uobj("scheduling.volcano.sh/v1beta1", "PodGroup", "ml", "unrelated"),
-		pod("ml", "train-master-0", podLabels(map[string]string{labelKubeflowJob: "train"}), func(p *corev1.Pod) {
+		pod("ml", "train-master-0", podLabels(map[string]string{kinds.LabelKubeflowJob: "train"}), func(p *corev1.Pod) {
 			p.Spec.Containers[0].Resources.Limits = gpu
 			p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "main", RestartCount: 2}}
 		}),
@@ -233,14 +236,14 @@ func TestCollectKubeflowJob(t *testing.T) {
 		}
 	}
 	for _, f := range []string{
-		"logs/train-master-0/main.log", "logs/train-master-0/main.previous.log", "logs/train-worker-0/main.log",
-		"exec/train-master-0/nvidia-smi.txt", "prompts/PyTorchJob.tmpl", "prompts/_._evil.tmpl", "snapshot.yaml",
+		"logs/ml/train-master-0/main.log", "logs/ml/train-master-0/main.previous.log", "logs/ml/train-worker-0/main.log",
+		"exec/ml/train-master-0/nvidia-smi.txt", "prompts/PyTorchJob.tmpl", "prompts/_._evil.tmpl", "snapshot.yaml",
 	} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
 	}
-	for _, f := range []string{"logs/pending-0", "logs/train-worker-0/main.previous.log", "prompts/README", "evil.tmpl"} {
+	for _, f := range []string{"logs/ml/pending-0", "logs/ml/train-worker-0/main.previous.log", "prompts/README", "evil.tmpl"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("unexpected %s", f)
 		}
@@ -306,7 +309,7 @@ func TestForbiddenBecomesNotes(t *testing.T) {
 		{name: "nodes", verb: "*", res: "nodes", wantNote: "nodes not readable: forbidden", wantFiles: []string{"events.yaml"}},
 		{name: "pods", verb: "list", res: "pods", wantNote: "pods not readable in ml: forbidden", wantFiles: []string{"pytorchjobs.kubeflow.org.yaml"}},
 		{name: "quota", verb: "list", res: "resourcequotas", wantNote: "resourcequotas not readable in ml: forbidden"},
-		{name: "logs", verb: "get", res: "pods", subres: "log", wantNote: "logs of pod train-worker-0 container main not readable: forbidden"},
+		{name: "logs", verb: "get", res: "pods", subres: "log", wantNote: "logs of pod ml/train-worker-0 container main not readable: forbidden"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -358,7 +361,7 @@ func TestLogsThroughFakeStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "logs", "train-worker-0", "main.log"))
+	data, err := os.ReadFile(filepath.Join(dir, "logs", "ml", "train-worker-0", "main.log"))
 	if err != nil || string(data) != "fake logs" {
 		t.Errorf("log = %q, %v", data, err)
 	}
@@ -373,9 +376,9 @@ func TestTrainJobAndRay(t *testing.T) {
 	objs := []runtime.Object{
 		uobj("trainer.kubeflow.org/v1alpha1", "TrainJob", "ml", "tj"),
 		uobj("jobset.x-k8s.io/v1alpha2", "JobSet", "ml", "tj"),
-		uobj("batch/v1", "Job", "ml", "tj-node-0", withLabels(map[string]string{labelJobSet: "tj"})),
+		uobj("batch/v1", "Job", "ml", "tj-node-0", withLabels(map[string]string{kinds.LabelJobSet: "tj"})),
 		uobj("batch/v1", "Job", "ml", "unrelated-cron"),
-		pod("ml", "tj-node-0-0", podLabels(map[string]string{labelJobSet: "tj"})),
+		pod("ml", "tj-node-0-0", podLabels(map[string]string{kinds.LabelJobSet: "tj"})),
 		pod("ml", "tj-node-0-1", podOwner("Job", "tj-node-0")),
 		uobj("ray.io/v1", "RayJob", "ml", "rj", func(u *unstructured.Unstructured) {
 			_ = unstructured.SetNestedField(u.Object, "rj-raycluster-abc", "status", "rayClusterName")
@@ -383,7 +386,7 @@ func TestTrainJobAndRay(t *testing.T) {
 		uobj("ray.io/v1", "RayCluster", "ml", "rj-raycluster-abc"),
 		uobj("ray.io/v1", "RayCluster", "ml", "owned", withOwner("RayJob", "rj")),
 		uobj("ray.io/v1", "RayCluster", "ml", "interactive"),
-		pod("ml", "rj-head", podLabels(map[string]string{labelRayCluster: "rj-raycluster-abc", "ray.io/node-type": "head"})),
+		pod("ml", "rj-head", podLabels(map[string]string{kinds.LabelRayCluster: "rj-raycluster-abc", "ray.io/node-type": "head"})),
 		uobj("kueue.x-k8s.io/v1beta1", "Workload", "ml", "jobset-tj-1", withOwner("JobSet", "tj")),
 	}
 	e := newEnv(t, objs...)
@@ -519,19 +522,126 @@ func TestSafeJoin(t *testing.T) {
 	}
 }
 
-func TestRedactEnv(t *testing.T) {
-	obj := map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"env": []any{
-		map[string]any{"name": "AWS_SECRET_ACCESS_KEY", "value": "s"},
-		map[string]any{"name": "DB_PASSWORD", "value": "p"},
-		map[string]any{"name": "MASTER_ADDR", "value": "train-master-0"},
-		map[string]any{"name": "GITHUB_TOKEN", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "gh"}}},
-	}}}}}
-	redactEnv(obj)
-	env := obj["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["env"].([]any)
-	want := []any{redacted, redacted, "train-master-0", nil}
-	for i, e := range env {
-		if got := e.(map[string]any)["value"]; got != want[i] {
-			t.Errorf("env[%d] = %v, want %v", i, got, want[i])
+func TestRedactObject(t *testing.T) {
+	obj := map[string]any{
+		"metadata": map[string]any{"annotations": map[string]any{
+			"example.com/db-password": "hunter2",
+			"example.com/endpoint":    "https://ml:s3cr3t-pw@mlflow.internal/api",
+			"sidecar.istio.io/inject": "false",
+		}},
+		"message": "pull from https://bot:" + "gh-pw-123" + "@registry.example.com failed",
+		"spec": map[string]any{"containers": []any{map[string]any{
+			"command": []any{"torchrun", "--nproc_per_node", "8", "train.py", "--hf-token", "hf_abc", "--wandb-key=0123", "--lr", "1e-4"},
+			"args":    []any{"--password", "--", "x"},
+			"env": []any{
+				map[string]any{"name": "AWS_SECRET_ACCESS_KEY", "value": "s"},
+				map[string]any{"name": "DB_PASS", "value": "p"},
+				map[string]any{"name": "WANDB_KEY", "value": "k"},
+				map[string]any{"name": "HF_AUTH", "value": "a"},
+				map[string]any{"name": "MASTER_ADDR", "value": "train-master-0"},
+				map[string]any{"name": "TOKENIZERS_PARALLELISM", "value": "false"},
+				map[string]any{"name": "DATABASE_URL", "value": "postgres://ml:pw-123@db:5432/runs"},
+				map[string]any{"name": "GITHUB_TOKEN", "valueFrom": map[string]any{"secretKeyRef": map[string]any{"name": "gh"}}},
+			},
+		}}},
+	}
+	redactObject(obj)
+	ctr := obj["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	var env []any
+	for _, e := range ctr["env"].([]any) {
+		env = append(env, e.(map[string]any)["value"])
+	}
+	wantEnv := []any{redact.Mask, redact.Mask, redact.Mask, redact.Mask, "train-master-0", "false", "postgres://ml:" + redact.Mask + "@db:5432/runs", nil}
+	if !slices.Equal(env, wantEnv) {
+		t.Errorf("env = %q, want %q", env, wantEnv)
+	}
+	wantCmd := []any{"torchrun", "--nproc_per_node", "8", "train.py", "--hf-token", redact.Mask, "--wandb-key=" + redact.Mask, "--lr", "1e-4"}
+	if got := ctr["command"].([]any); !slices.Equal(got, wantCmd) {
+		t.Errorf("command = %q, want %q", got, wantCmd)
+	}
+	// A flag after a secret flag is not its value.
+	if got, want := ctr["args"].([]any), []any{"--password", "--", "x"}; !slices.Equal(got, want) {
+		t.Errorf("args = %q, want %q", got, want)
+	}
+	ann := obj["metadata"].(map[string]any)["annotations"].(map[string]any)
+	if ann["example.com/db-password"] != redact.Mask || ann["example.com/endpoint"] != "https://ml:"+redact.Mask+"@mlflow.internal/api" || ann["sidecar.istio.io/inject"] != "false" {
+		t.Errorf("annotations = %q", ann)
+	}
+	if m := obj["message"].(string); strings.Contains(m, "gh-pw-123") {
+		t.Errorf("message = %q", m)
+	}
+}
+
+// TestSameNamesInTwoNamespaces: with -A, two namespaces commonly run a job
+// of the same name with pods of the same names. Each pod's logs and exec
+// outputs must land in its own folder, not overwrite the other's.
+func TestSameNamesInTwoNamespaces(t *testing.T) {
+	gpu := corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("1")}
+	var objs []runtime.Object
+	for _, ns := range []string{"team-a", "team-b"} {
+		objs = append(objs,
+			uobj("kubeflow.org/v1", "PyTorchJob", ns, "train"),
+			pod(ns, "train-master-0", podOwner("PyTorchJob", "train"), func(p *corev1.Pod) {
+				p.Spec.Containers[0].Resources.Limits = gpu
+			}))
+	}
+	e := newEnv(t, objs...)
+	opts := DefaultOptions()
+	opts.AllNamespaces, opts.Exec = true, true
+	res, dir, err := e.collect(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Logs != 2 || res.Exec != 2 {
+		t.Errorf("wrote %d logs and %d exec outputs, want 2 and 2", res.Logs, res.Exec)
+	}
+	for _, f := range []string{
+		"logs/team-a/train-master-0/main.log", "logs/team-b/train-master-0/main.log",
+		"exec/team-a/train-master-0/nvidia-smi.txt", "exec/team-b/train-master-0/nvidia-smi.txt",
+	} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+}
+
+// TestKindsOfTheRegistry: kinds that the adapters diagnose offline must be
+// collected live: a JAXJob, a T9k PodGroup and a scheduler-plugins PodGroup
+// were once read from snapshots but never collected.
+func TestKindsOfTheRegistry(t *testing.T) {
+	objs := []runtime.Object{
+		uobj("kubeflow.org/v1", "JAXJob", "ml", "jax"),
+		pod("ml", "jax-worker-0", podOwner("JAXJob", "jax"), podLabels(map[string]string{"scheduling.x-k8s.io/pod-group": "jax"})),
+		uobj("scheduling.x-k8s.io/v1alpha1", "PodGroup", "ml", "jax", withOwner("JAXJob", "jax")),
+		uobj("batch.tensorstack.dev/v1beta1", "PyTorchTrainingJob", "ml", "sft"),
+		// T9k labels its pods; owner references are not always there.
+		pod("ml", "sft-worker-0", podLabels(map[string]string{kinds.LabelT9kOwner: "sft", "scheduler.tensorstack.dev/group-name": "sft"})),
+		uobj("scheduler.tensorstack.dev/v1beta1", "PodGroup", "ml", "sft"),
+		uobj("scheduler.tensorstack.dev/v1beta1", "PodGroup", "ml", "someone-else"),
+	}
+	e := newEnv(t, objs...)
+	opts := DefaultOptions()
+	opts.Namespace = "ml"
+	res, dir, err := e.collect(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotJobs []string
+	for _, j := range res.Jobs {
+		gotJobs = append(gotJobs, j.String())
+	}
+	if want := []string{"JAXJob/ml/jax", "PyTorchTrainingJob/ml/sft"}; !slices.Equal(gotJobs, want) {
+		t.Errorf("jobs = %v, want %v", gotJobs, want)
+	}
+	for file, want := range map[string][]string{
+		"jaxjobs.kubeflow.org.yaml":                      {"JAXJob/jax"},
+		"pods.yaml":                                      {"Pod/jax-worker-0", "Pod/sft-worker-0"},
+		"podgroups.scheduling.x-k8s.io.yaml":             {"PodGroup/jax"},
+		"podgroups.scheduler.tensorstack.dev.yaml":       {"PodGroup/sft"},
+		"pytorchtrainingjobs.batch.tensorstack.dev.yaml": {"PyTorchTrainingJob/sft"},
+	} {
+		if got := readList(t, filepath.Join(dir, file)); !slices.Equal(got, want) {
+			t.Errorf("%s = %v, want %v", file, got, want)
 		}
 	}
 }

@@ -13,6 +13,9 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/remotecommand"
+
+	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // execFunc runs a command in a container and writes its output to stdout and stderr.
@@ -49,7 +52,8 @@ func newRemoteExec(cfg *rest.Config, cs kubernetes.Interface) execFunc {
 }
 
 // CheckpointDirAnnotation on a pod or its job names the directory whose
-// listing is saved as exec/<pod>/checkpoints.txt when Options.Exec is set.
+// listing is saved as exec/<namespace>/<pod>/checkpoints.txt when
+// Options.Exec is set.
 const CheckpointDirAnnotation = "traindoc.dev/checkpoint-dir"
 
 // maxExecOutput caps what one in-pod command may write to the snapshot.
@@ -116,7 +120,7 @@ func (c *collector) ownerKeys(p *corev1.Pod) []string {
 	for _, r := range p.OwnerReferences {
 		keys = append(keys, p.Namespace+"/"+r.Name)
 	}
-	for _, l := range []string{labelKubeflowJob, labelTrainJob, labelJobSet, labelRayCluster, labelBatchJob} {
+	for _, l := range kinds.PodLabelKeys() {
 		if v := p.Labels[l]; v != "" {
 			keys = append(keys, p.Namespace+"/"+v)
 		}
@@ -163,7 +167,7 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 }
 
 func (c *collector) runExec(ctx context.Context, cmd execCmd) {
-	what := fmt.Sprintf("exec %s in pod %s container %s", cmd.name, cmd.pod.Name, cmd.container)
+	what := fmt.Sprintf("exec %s in pod %s/%s container %s", cmd.name, cmd.pod.Namespace, cmd.pod.Name, cmd.container)
 	ectx, cancel := context.WithTimeout(ctx, c.opts.ExecTimeout)
 	defer cancel()
 	out := &limitedBuffer{max: maxExecOutput}
@@ -181,12 +185,14 @@ func (c *collector) runExec(ctx context.Context, cmd execCmd) {
 	if out.truncated {
 		c.note("%s: output truncated at %d bytes", what, maxExecOutput)
 	}
-	path, perr := safeJoin(c.out, "exec", cmd.pod.Name, cmd.name+".txt")
+	path, perr := safeJoin(c.out, "exec", cmd.pod.Namespace, cmd.pod.Name, cmd.name+".txt")
 	if perr != nil {
 		c.note("%s skipped: %v", what, perr)
 		return
 	}
-	if werr := writeFile(path, out.Bytes()); werr != nil {
+	// Outputs are untrusted text like logs: a listing or a status may name a
+	// token.
+	if werr := writeFile(path, redact.Bytes(out.Bytes())); werr != nil {
 		c.note("%s not written: %v", what, werr)
 		return
 	}

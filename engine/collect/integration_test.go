@@ -163,28 +163,28 @@ func TestIntegrationCollectBasic(t *testing.T) {
 
 	// --timestamps reproduces the timestamped file (kwok prints RFC 3339 with
 	// trailing zeros trimmed, so compare parsed times).
-	got := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.log"))
-	want := readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.log"))
+	got := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.log"))
+	want := readFile(t, filepath.Join(basicSnapshot, "logs", "team-a", "demo-master-0", "pytorch.log"))
 	if normTimes(t, got) != normTimes(t, want) {
 		t.Errorf("timestamped log:\n%s\nwant:\n%s", got, want)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.previous.log")); err != nil {
 		t.Errorf("previous log of the restarted container: %v", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "logs", "demo-worker-0", "pytorch.previous.log")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, "logs", "team-a", "demo-worker-0", "pytorch.previous.log")); err == nil {
 		t.Error("a container that never restarted has no previous log")
 	}
 
 	// Without timestamps, with a tail of one line.
 	opts.Timestamps, opts.LogTail = false, 1
 	_, dir = collectInto(t, c, opts)
-	if got := readFile(t, filepath.Join(dir, "logs", "demo-worker-0", "pytorch.log")); got != "RuntimeError: [rank1] store timeout after 600s\n" {
+	if got := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-worker-0", "pytorch.log")); got != "RuntimeError: [rank1] store timeout after 600s\n" {
 		t.Errorf("tail 1 = %q", got)
 	}
 	opts.LogTail = 0
 	_, dir = collectInto(t, c, opts)
-	if got, want := readFile(t, filepath.Join(dir, "logs", "demo-master-0", "pytorch.previous.log")),
-		readFile(t, filepath.Join(basicSnapshot, "logs", "demo-master-0", "pytorch.previous.log")); got != want {
+	if got, want := readFile(t, filepath.Join(dir, "logs", "team-a", "demo-master-0", "pytorch.previous.log")),
+		readFile(t, filepath.Join(basicSnapshot, "logs", "team-a", "demo-master-0", "pytorch.previous.log")); got != want {
 		t.Errorf("previous log = %q, want %q", got, want)
 	}
 }
@@ -266,7 +266,7 @@ spec:
 	opts.Debug = true
 	res, _ = collectInto(t, c, opts)
 	if !slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.HasPrefix(n, "debug: logs of pod live-master-0 container pytorch not available")
+		return strings.HasPrefix(n, "debug: logs of pod default/live-master-0 container pytorch not available")
 	}) {
 		t.Errorf("debug notes = %q", res.Notes)
 	}
@@ -318,8 +318,8 @@ func TestIntegrationRestrictedUser(t *testing.T) {
 	}
 	for _, want := range []string{
 		"events not readable in team-a: forbidden",
-		"logs of pod demo-master-0 container pytorch not readable: forbidden",
-		"logs of pod demo-worker-0 container pytorch not readable: forbidden",
+		"logs of pod team-a/demo-master-0 container pytorch not readable: forbidden",
+		"logs of pod team-a/demo-worker-0 container pytorch not readable: forbidden",
 		"nodes not readable: forbidden",
 		"resourcequotas not readable in team-a: forbidden",
 		"tfjobs.kubeflow.org not readable in team-a: forbidden",
@@ -410,24 +410,107 @@ func TestIntegrationServerGoneMidway(t *testing.T) {
 	}
 }
 
-// fixturesDir holds the snapshot fixtures shared with the offline engine.
-const fixturesDir = "../../fixtures"
+// fixturesDir holds the snapshot fixtures shared with the offline engine;
+// roundTripDir holds snapshots of kinds no fixture uses, so that the round
+// trip covers every kind of the registry.
+const (
+	fixturesDir  = "../../fixtures"
+	roundTripDir = "testdata/roundtrip"
+)
 
-func fixtureNames(t *testing.T) []string {
+// roundTripSnapshots returns the directory of every snapshot the round trip
+// loads: the fixtures with an expected.yaml, then the round-trip testdata.
+func roundTripSnapshots(t *testing.T) []string {
 	t.Helper()
-	entries, err := os.ReadDir(fixturesDir)
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("no fixtures directory")
+	var dirs []string
+	for _, root := range []string{fixturesDir, roundTripDir} {
+		entries, err := os.ReadDir(root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			if !e.IsDir() {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(root, e.Name(), "expected.yaml")); root == fixturesDir && err != nil {
+				continue
+			}
+			names = append(names, e.Name())
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			dirs = append(dirs, filepath.Join(root, n))
+		}
 	}
+	return dirs
+}
+
+// TestIntegrationSecretsNeverWritten loads objects, an event and a log
+// carrying credentials into a real API server, collects them, and reads
+// every file written: none of the credentials may be in any of them, while
+// the evidence around them stays.
+func TestIntegrationSecretsNeverWritten(t *testing.T) {
+	t.Parallel()
+	const dir = "testdata/snapshots/secrets"
+	seeded := []string{
+		"Regi5try-Pa55-0001",                       // annotation named *-password
+		"Mlfl0w-Pa55-0002",                         // password in a URL in an annotation
+		"hf_Se3dedTokenValue0003abcdefghijkl",      // argument after --hf-token
+		"Db-Pa55-0004",                             // env DB_PASS
+		"0a1b2c3d4e5f60718293a4b5c6d7e8f900000005", // env WANDB_KEY
+		"hf-auth-0006",                             // env HF_AUTH
+		"Sess10n-C00kie-0007",                      // annotation named *-session-cookie
+		"Ev3nt-Pa55-0008",                          // password in a URL in an event message
+		"Be4rerT0kenValue0009xyz",                  // bearer token in a log line
+		"MIIEpAIBAAKCAQEAPr1vateKeyB0dy0010",       // private key block in a log
+	}
+	// The seeds are really in the input, or the test proves nothing.
+	var input strings.Builder
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			input.WriteString(readFile(t, p))
+		}
+		return nil
+	})
+	for _, s := range seeded {
+		if !strings.Contains(input.String(), s) {
+			t.Fatalf("seed %q is not in %s", s, dir)
+		}
+	}
+
+	c := startWithCRDs(t, clustertest.Options{})
+	load(t, c, dir, false)
+	opts := collect.DefaultOptions()
+	opts.Namespace = "vault-test"
+	opts.Timestamps = false
+	res, out := collectInto(t, c, opts)
+	if len(res.Jobs) != 1 || res.Logs != 1 {
+		t.Fatalf("jobs %v, %d logs; notes %q", res.Jobs, res.Logs, res.Notes)
+	}
+	var written strings.Builder
+	files := 0
+	err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data := readFile(t, p)
+		written.WriteString(data)
+		files++
+		for _, s := range seeded {
+			if strings.Contains(data, s) {
+				rel, _ := filepath.Rel(out, p)
+				t.Errorf("%s holds the secret %q", rel, s)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(fixturesDir, e.Name(), "expected.yaml")); e.IsDir() && err == nil {
-			names = append(names, e.Name())
+	for _, keep := range []string{"NCCL_DEBUG", "FailedMount", "403 Forbidden", "step 10 loss 1.93", "BEGIN RSA PRIVATE KEY"} {
+		if !strings.Contains(written.String(), keep) {
+			t.Errorf("the %d files written lost %q", files, keep)
 		}
 	}
-	sort.Strings(names)
-	return names
 }

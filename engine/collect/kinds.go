@@ -1,77 +1,58 @@
 package collect
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/traindoc/traindoc/engine/kinds"
 )
 
-// role says why a kind is collected.
-type role int
-
-const (
-	// roleJob kinds are training jobs in their own right: they are listed,
-	// filtered by Options.Jobs and Options.Selector, and everything else is
-	// collected because it belongs to one of them.
-	roleJob role = iota
-	// roleChild kinds are the workload beneath a job (a JobSet under a
-	// TrainJob, a batch Job under a JobSet or an MPIJob, a RayCluster under a
-	// RayJob). They are collected when owned by, or named after, a job; they
-	// become jobs themselves only when named explicitly in Options.Jobs (or,
-	// for RayCluster, when no RayJob owns them).
-	roleChild
-	// roleContext kinds explain scheduling (gang scheduling, quota admission)
-	// and are collected when they refer to a collected object.
-	roleContext
-)
-
-// kindInfo describes one custom or built-in kind the collector knows about.
+// kindInfo is one served version of a kind of the registry (engine/kinds),
+// which the snapshot adapters read too: what is collected live is what is
+// diagnosed offline.
 type kindInfo struct {
 	GVR  schema.GroupVersionResource
 	Kind string
-	Role role
-	// JobLabel is the pod label that carries the job's name for operators
-	// that do not (always) set owner references on their pods.
-	JobLabel string
+	// Role says why the kind is collected: a Job kind is listed and
+	// filtered by Options.Jobs and Options.Selector; a Workload kind is
+	// collected when linked to a job (and is a job itself when named in
+	// Options.Jobs, or when Standalone and unclaimed); a Gate kind is
+	// collected when it refers to what was collected.
+	Role kinds.Role
 }
+
+// knownKinds lists every version of every registry kind, in registry order.
+// Order matters only for determinism: results are sorted before they are
+// written.
+var knownKinds = func() []kindInfo {
+	var out []kindInfo
+	for _, k := range kinds.All() {
+		for _, v := range k.Versions {
+			out = append(out, kindInfo{
+				GVR:  schema.GroupVersionResource{Group: k.Group, Version: v, Resource: k.Resource},
+				Kind: k.Kind, Role: k.Role,
+			})
+		}
+	}
+	return out
+}()
 
 // GVK returns the group, version and kind of k.
 func (k kindInfo) GVK() schema.GroupVersionKind { return k.GVR.GroupVersion().WithKind(k.Kind) }
 
-func gvr(group, version, resource string) schema.GroupVersionResource {
-	return schema.GroupVersionResource{Group: group, Version: version, Resource: resource}
+// kobj is the registry's view of an object read from the API server.
+func kobj(o *unstructured.Unstructured) *kinds.Object {
+	return &kinds.Object{
+		Group: o.GroupVersionKind().Group, Kind: o.GetKind(), Namespace: o.GetNamespace(), Name: o.GetName(), UID: string(o.GetUID()),
+		Labels: o.GetLabels(), Annotations: o.GetAnnotations(), Owners: owners(o.GetOwnerReferences()), Raw: o.Object,
+	}
 }
 
-const (
-	labelKubeflowJob = "training.kubeflow.org/job-name"
-	labelTrainJob    = "trainer.kubeflow.org/trainjob-name"
-	labelJobSet      = "jobset.sigs.k8s.io/jobset-name"
-	labelRayCluster  = "ray.io/cluster"
-	labelBatchJob    = "batch.kubernetes.io/job-name"
-	labelBatchJobOld = "job-name"
-)
-
-// knownKinds lists every dynamic kind in collection order. Order matters
-// only for determinism: results are sorted before they are written.
-var knownKinds = []kindInfo{
-	{GVR: gvr("kubeflow.org", "v1", "pytorchjobs"), Kind: "PyTorchJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("kubeflow.org", "v1", "tfjobs"), Kind: "TFJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("kubeflow.org", "v1", "mpijobs"), Kind: "MPIJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("kubeflow.org", "v2beta1", "mpijobs"), Kind: "MPIJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("kubeflow.org", "v1", "xgboostjobs"), Kind: "XGBoostJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("kubeflow.org", "v1", "paddlejobs"), Kind: "PaddleJob", Role: roleJob, JobLabel: labelKubeflowJob},
-	{GVR: gvr("trainer.kubeflow.org", "v1alpha1", "trainjobs"), Kind: "TrainJob", Role: roleJob, JobLabel: labelTrainJob},
-	{GVR: gvr("batch.tensorstack.dev", "v1beta1", "pytorchtrainingjobs"), Kind: "PyTorchTrainingJob", Role: roleJob},
-	{GVR: gvr("ray.io", "v1", "rayjobs"), Kind: "RayJob", Role: roleJob},
-	{GVR: gvr("ray.io", "v1", "rayclusters"), Kind: "RayCluster", Role: roleChild, JobLabel: labelRayCluster},
-	{GVR: gvr("jobset.x-k8s.io", "v1alpha2", "jobsets"), Kind: "JobSet", Role: roleChild, JobLabel: labelJobSet},
-	{GVR: gvr("batch", "v1", "jobs"), Kind: "Job", Role: roleChild, JobLabel: labelBatchJob},
-	{GVR: gvr("scheduling.volcano.sh", "v1beta1", "podgroups"), Kind: "PodGroup", Role: roleContext},
-	{GVR: gvr("kueue.x-k8s.io", "v1beta1", "workloads"), Kind: "Workload", Role: roleContext},
-}
-
-// podGroupAnnotations name the PodGroup a pod belongs to (Volcano, and the
-// scheduler-plugins coscheduling label/annotation).
-var podGroupAnnotations = []string{
-	"scheduling.k8s.io/group-name",
-	"scheduling.volcano.sh/group-name",
-	"scheduling.x-k8s.io/pod-group",
+func owners(refs []metav1.OwnerReference) []kinds.Owner {
+	out := make([]kinds.Owner, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, kinds.Owner{Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
+	}
+	return out
 }

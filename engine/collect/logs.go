@@ -11,6 +11,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // task is one unit of work for the bounded pool.
@@ -86,14 +88,16 @@ func (c *collector) logTasks(p *corev1.Pod) []task {
 	return tasks
 }
 
-// fetchLog streams one container log to logs/<pod>/<container>[.previous].log.
+// fetchLog streams one container log to
+// logs/<namespace>/<pod>/<container>[.previous].log (layout v2: pods of the
+// same name in two namespaces are common with -A).
 // Logs can be gigabytes, so they are copied, never held in memory; LogBytes
 // and LogTail are applied by the kubelet.
 func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container string, previous bool) {
-	what := fmt.Sprintf("logs of pod %s container %s", p.Name, container)
+	what := fmt.Sprintf("logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 	file := container + ".log"
 	if previous {
-		what = fmt.Sprintf("previous logs of pod %s container %s", p.Name, container)
+		what = fmt.Sprintf("previous logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 		file = container + ".previous.log"
 	}
 	opts := &corev1.PodLogOptions{Container: container, Previous: previous, Timestamps: c.opts.Timestamps}
@@ -119,7 +123,7 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 	}
 	defer rc.Close()
 
-	path, err := safeJoin(c.out, "logs", p.Name, file)
+	path, err := safeJoin(c.out, "logs", p.Namespace, p.Name, file)
 	if err != nil {
 		c.note("%s skipped: %v", what, err)
 		return
@@ -142,7 +146,8 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 	c.mu.Unlock()
 }
 
-// copyToFile streams r into path and returns the bytes written.
+// copyToFile streams r into path, masking secrets line by line (engine/redact),
+// and returns the bytes written.
 func copyToFile(path string, r io.Reader) (int64, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return 0, fmt.Errorf("create directory for %s: %w", path, err)
@@ -151,7 +156,7 @@ func copyToFile(path string, r io.Reader) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", path, err)
 	}
-	n, cerr := io.Copy(f, r)
+	n, cerr := redact.Copy(f, r)
 	if err := f.Close(); err != nil && cerr == nil {
 		cerr = fmt.Errorf("close %s: %w", path, err)
 	}

@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
+
+	"github.com/traindoc/traindoc/engine/redact"
 )
 
 // safeName turns an object name (attacker-controllable: it can come from
@@ -102,14 +103,9 @@ func marshalList(objs []*unstructured.Unstructured) ([]byte, error) {
 	return out, nil
 }
 
-// secretEnvName matches environment variable names whose values are likely
-// credentials; their values are redacted before anything is written.
-var secretEnvName = regexp.MustCompile(`(?i)(token|passw(or)?d|secret|api_?key|access_?key|private_?key|credential)`)
-
-const redacted = "REDACTED"
-
 // cleanObject strips fields that are noise for diagnosis or unsafe to keep,
-// and makes sure kind and apiVersion are set (typed clients leave them empty).
+// masks secrets, and makes sure kind and apiVersion are set (typed clients
+// leave them empty).
 func cleanObject(o *unstructured.Unstructured, apiVersion, kind string) {
 	if o.GetAPIVersion() == "" {
 		o.SetAPIVersion(apiVersion)
@@ -126,33 +122,104 @@ func cleanObject(o *unstructured.Unstructured, apiVersion, kind string) {
 		}
 		o.SetAnnotations(ann)
 	}
-	redactEnv(o.Object)
+	redactObject(o.Object)
 }
 
-// redactEnv walks an object and replaces the value of every `env` entry whose
-// name looks like a credential. It works on any kind, because job specs embed
-// pod templates at different paths.
-func redactEnv(v any) {
+// redactObject masks secrets, with the vocabulary of engine/redact, in the
+// fields of an object that carry credentials or free text: env values,
+// annotations, container commands and arguments, and messages (of events,
+// conditions, container states). It walks any kind, because job specs
+// embed pod templates at different paths. Names, labels and references are
+// left alone: they link objects, and no rule finds secrets in them.
+func redactObject(v any) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, child := range t {
-			if k == "env" {
-				if list, ok := child.([]any); ok {
-					for _, e := range list {
-						if m, ok := e.(map[string]any); ok {
-							name, _ := m["name"].(string)
-							if _, has := m["value"]; has && secretEnvName.MatchString(name) {
-								m["value"] = redacted
-							}
-						}
-					}
+			switch c := child.(type) {
+			case []any:
+				switch k {
+				case "env":
+					redactEnv(c)
+				case "command", "args":
+					redactArgs(c)
+				}
+			case map[string]any:
+				if k == "annotations" {
+					redactAnnotations(c)
+				}
+			case string:
+				if k == "message" || k == "note" {
+					t[k] = redact.String(c)
 				}
 			}
-			redactEnv(child)
+			redactObject(child)
 		}
 	case []any:
 		for _, child := range t {
-			redactEnv(child)
+			redactObject(child)
 		}
+	}
+}
+
+// redactEnv masks the whole value of a variable whose name says it is a
+// secret (DB_PASS, WANDB_KEY, HF_AUTH), and the secrets inside any other
+// value (a password in a URL).
+func redactEnv(env []any) {
+	for _, e := range env {
+		m, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, _ := m["name"].(string)
+		if v, ok := m["value"].(string); ok && v != "" {
+			if redact.SecretName(name) {
+				m["value"] = redact.Mask
+			} else {
+				m["value"] = redact.String(v)
+			}
+		}
+	}
+}
+
+// redactAnnotations masks annotations as redactEnv masks variables.
+func redactAnnotations(ann map[string]any) {
+	for k, v := range ann {
+		s, ok := v.(string)
+		if !ok || s == "" {
+			continue
+		}
+		if redact.SecretName(k) {
+			ann[k] = redact.Mask
+		} else {
+			ann[k] = redact.String(s)
+		}
+	}
+}
+
+// redactArgs masks the secrets in a command line given as a list: inside
+// each argument, and the argument after a flag whose name says it is a
+// secret (--password, then the password).
+func redactArgs(args []any) {
+	secretNext := false
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			secretNext = false
+			continue
+		}
+		if secretNext && s != "" && !strings.HasPrefix(s, "-") {
+			args[i] = redact.Mask
+			secretNext = false
+			continue
+		}
+		flag := strings.TrimLeft(s, "-")
+		name, value, hasValue := strings.Cut(flag, "=")
+		switch {
+		case flag == s || !redact.SecretName(name):
+			args[i] = redact.String(s)
+		case hasValue && value != "":
+			args[i] = s[:len(s)-len(value)] + redact.Mask
+		}
+		secretNext = flag != s && !hasValue && redact.SecretName(name)
 	}
 }

@@ -114,16 +114,15 @@ func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Ob
 		sem <- struct{}{}
 		go func(i int, job *evidence.Job) {
 			defer func() { <-sem; wg.Done() }()
-			warnings := d.logs.attach(snap, job)
-			warnings = append(warnings, d.logs.attachExcerpts(snap, job)...)
+			warnings := d.logs.attach(ctx, snap, job, d.concurrency())
 			if observe != nil {
 				observe(snap, job)
 			}
 			rj, err := d.diagnoseJob(ctx, job)
 			rj.CollectedAt, rj.Cluster = cmp.Or(snap.CollectedAt, job.Now), snap.Cluster
+			rj.Warnings = append(redact.Lines(warnings), rj.Warnings...)
 			mu.Lock()
 			defer mu.Unlock()
-			rep.Warnings = append(rep.Warnings, warnings...)
 			if err != nil && firstErr == nil {
 				firstErr = fmt.Errorf("diagnose %s %s/%s: %w", job.Kind, job.Namespace, job.Name, err)
 			}

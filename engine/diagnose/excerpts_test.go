@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// A grep of Ray's session logs saved as exec/<pod>/<name>.log.txt is
-// scanned like a log: NCCL's socket transport on an EFA cluster shows
+// A grep of Ray's session logs saved as exec/<ns>/<pod>/<name>.log.txt is
+// scanned like a log (as every command output no parser reads is): NCCL's socket transport on an EFA cluster shows
 // there and nowhere else (Ray workers do not print to the container's
 // output).
 func TestLogExcerpts(t *testing.T) {
@@ -45,11 +45,11 @@ func TestLogExcerpts(t *testing.T) {
 		pod + ":2211:2398 [0] NCCL INFO NET/Socket : Using [0]eth0:10.244.3.17<0>",
 		pod + ":2211:2398 [0] NCCL INFO Using network Socket",
 	}, "\n") + "\n"
-	if err := os.WriteFile(filepath.Join(dir, "exec", pod, "nccl-transport.log.txt"), []byte(excerpt), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "exec", "rl", pod, "nccl-transport.log.txt"), []byte(excerpt), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	got := efaFallback()
-	if len(got) == 0 || got[0] != "exec/"+pod+"/nccl-transport.log.txt" {
+	if len(got) == 0 || got[0] != "exec/rl/"+pod+"/nccl-transport.log.txt" {
 		t.Errorf("fallback evidence = %v", got)
 	}
 }

@@ -1,7 +1,10 @@
 package diagnose
 
 import (
+	"context"
 	"fmt"
+	"path"
+	"path/filepath"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -26,34 +29,75 @@ func newLogScanner(e *policy.Engine) (*logScanner, error) {
 	return &logScanner{scanner: sc}, nil
 }
 
-// attach scans the logs of the job's pods and parses their in-pod command
-// outputs. It returns warnings for files it could not read.
-func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
+// attach scans the logs of the job's pods, concurrently and with results
+// in a fixed order, and parses their in-pod command outputs. Outputs no
+// parser reads (a kernel log, a notebook's output, Ray's session logs) are
+// scanned with the same signatures, as logs of the pod's main container
+// marked as command output, after progress is computed from the real logs
+// so that they never count as training progress. It returns what could
+// not be read or was read only in part, as warnings for the job.
+func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evidence.Job, workers int) []string {
 	var warnings []string
 	// Checkpoint listings print recent times without a year; the snapshot
 	// time anchors them.
 	now, _ := parseTime(job.Now)
+	type target struct {
+		pod       *evidence.Pod
+		container string
+		ref       snapshot.LogRef
+		exec      bool
+	}
+	var logs []target
 	for i := range job.Pods {
 		pod := &job.Pods[i]
-		for _, ref := range s.Logs[pod.Name] {
-			c := containerFor(pod, ref.Container)
-			lf, err := l.scanner.ScanFile(ref.Path, logscan.Options{})
-			if err != nil {
-				warnings = append(warnings, fmt.Sprintf("%s: %v", ref.Rel, err))
-				continue
-			}
-			lf.File, lf.Previous = ref.Rel, ref.Previous
-			c.Logs = append(c.Logs, lf)
+		for _, ref := range s.PodLogs(pod.Namespace, pod.Name) {
+			logs = append(logs, target{pod: pod, container: ref.Container, ref: ref})
 		}
-		if dir, ok := s.Exec[pod.Name]; ok {
-			out, errs := execout.ParseDirAt(dir, now)
-			pod.Exec = out
-			for _, err := range errs {
-				warnings = append(warnings, err.Error())
-			}
+	}
+	results := l.scan(ctx, len(logs), func(i int) string { return logs[i].ref.Path }, workers)
+	for i, t := range logs {
+		lf, err := results[i].Log, results[i].Err
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v", t.ref.Rel, err))
+			continue
+		}
+		lf.File, lf.Previous = t.ref.Rel, t.ref.Previous
+		warnings = append(warnings, skipped(lf)...)
+		c := containerFor(t.pod, t.container)
+		c.Logs = append(c.Logs, lf)
+	}
+	var outputs []target
+	for i := range job.Pods {
+		pod := &job.Pods[i]
+		dir, ok := s.PodExec(pod.Namespace, pod.Name)
+		if !ok {
+			continue
+		}
+		out, errs := execout.ParseDirRel(dir, s.Rel(dir), now)
+		pod.Exec = out
+		for _, err := range errs {
+			warnings = append(warnings, err.Error())
+		}
+		if out == nil {
+			continue
+		}
+		for _, o := range out.Other {
+			outputs = append(outputs, target{pod: pod, ref: snapshot.LogRef{Path: filepath.Join(dir, path.Base(o.File)), Rel: o.File}, exec: true})
 		}
 	}
 	job.Progress = logscan.JobProgress(job.Pods)
+	results = l.scan(ctx, len(outputs), func(i int) string { return outputs[i].ref.Path }, workers)
+	for i, t := range outputs {
+		lf, err := results[i].Log, results[i].Err
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: %v", t.ref.Rel, err))
+			continue
+		}
+		lf.File, lf.Exec, lf.Progress = t.ref.Rel, true, nil
+		warnings = append(warnings, skipped(lf)...)
+		c := containerFor(t.pod, "")
+		c.Logs = append(c.Logs, lf)
+	}
 	// Without collectedAt, the newest time seen anywhere stands for now,
 	// and log lines are part of "anywhere".
 	if s.CollectedAt == "" && job.Progress.LastLogTime != "" && before(job.Now, job.Progress.LastLogTime) {
@@ -62,6 +106,50 @@ func (l *logScanner) attach(s *snapshot.Snapshot, job *evidence.Job) []string {
 		}
 	}
 	return warnings
+}
+
+func (l *logScanner) scan(ctx context.Context, n int, pathOf func(int) string, workers int) []logscan.FileResult {
+	if n == 0 {
+		return nil
+	}
+	jobs := make([]logscan.FileJob, n)
+	for i := range jobs {
+		jobs[i] = logscan.FileJob{Path: pathOf(i)}
+	}
+	return l.scanner.ScanFiles(ctx, jobs, workers)
+}
+
+// skipped says which bytes of a log were read but not matched, so that
+// nothing is lost without a word: the middles of over-long lines, NUL
+// bytes, a file that is binary.
+func skipped(lf evidence.LogFile) []string {
+	var out []string
+	for _, r := range lf.Skipped {
+		switch r.Reason {
+		case logscan.SkipLongLine:
+			out = append(out, fmt.Sprintf("%s: %d lines longer than the scanner's line limit; their first and last parts were read, %s in their middles were not", lf.File, r.Lines, byteCount(r.Bytes)))
+		case logscan.SkipBinary:
+			out = append(out, fmt.Sprintf("%s: binary data, %s not read as log lines", lf.File, byteCount(r.Bytes)))
+		case logscan.SkipNUL:
+			out = append(out, fmt.Sprintf("%s: %s of NUL bytes dropped", lf.File, byteCount(r.Bytes)))
+		default:
+			out = append(out, fmt.Sprintf("%s: %s not scanned (%s)", lf.File, byteCount(r.Bytes), r.Reason))
+		}
+	}
+	return out
+}
+
+func byteCount(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 // containerFor returns the pod's container called name; "" is the pod's

@@ -36,7 +36,7 @@ func BenchmarkRegoPerJob(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, j := range adapt.Build(snap) {
-			d.logs.attach(snap, j)
+			d.logs.attach(ctx, snap, j, 0)
 			jobs = append(jobs, j)
 		}
 	}

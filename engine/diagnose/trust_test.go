@@ -2,11 +2,15 @@ package diagnose
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // A rule that fails to evaluate (here an eval_conflict_error on a
@@ -124,5 +128,105 @@ func TestAcknowledgedFindings(t *testing.T) {
 	}
 	if !j.Healthy || len(j.Failing("info")) != 1 || j.Failing("info")[0].Category != "spec.no-shm" {
 		t.Errorf("healthy = %v, failing = %v: the acknowledged finding must not count", j.Healthy, j.Failing("info"))
+	}
+}
+
+// copyFixture copies a bundled fixture into a temporary directory that a
+// test may change.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join("..", "..", "fixtures", name))); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Every byte of a log is scanned or counted: a cause printed after a
+// 10 MiB line is still found, and the job says what was not read.
+func TestLongLinesAreCountedNotLost(t *testing.T) {
+	dir := copyFixture(t, "exec-nonzero-exit")
+	log := filepath.Join(dir, "logs", "forecast", "tft-retrain-nightly-master-0", "pytorch.log")
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := "payload=" + strings.Repeat("x", 10<<20) + "\n"
+	cause := "ModuleNotFoundError: No module named 'pyarrow'\n"
+	if err := os.WriteFile(log, append(append(b, long...), cause...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := onlyJob(t, rep)
+	if j.Primary.Category != "exec.missing-module" {
+		t.Errorf("primary = %s, want the missing module printed after the long line", j.Primary.Category)
+	}
+	if !slices.ContainsFunc(j.Warnings, func(w string) bool {
+		return strings.Contains(w, "pytorch.log: 1 lines longer than the scanner's line limit") && strings.Contains(w, "MiB in their middles were not")
+	}) {
+		t.Errorf("job warnings = %q, want the unread middle of the long line counted", j.Warnings)
+	}
+}
+
+// A log that cannot be read is a warning on its job naming the file; the
+// rest of the job is still read. (The file disappears between listing the
+// snapshot and scanning it, which fails the same way for every user,
+// root included.)
+func TestUnreadableLogIsLocal(t *testing.T) {
+	dir := copyFixture(t, "cascade-missing-module-crashloop")
+	snap, err := snapshot.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := adapt.Build(snap)
+	if len(jobs) != 1 || len(jobs[0].Pods) < 2 {
+		t.Fatalf("fixture changed: %d jobs", len(jobs))
+	}
+	gone := snap.PodLogs(jobs[0].Namespace, jobs[0].Pods[0].Name)[0]
+	if err := os.Remove(gone.Path); err != nil {
+		t.Fatal(err)
+	}
+	d, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warnings := d.logs.attach(context.Background(), snap, jobs[0], 2)
+	if !slices.ContainsFunc(warnings, func(w string) bool { return strings.HasPrefix(w, gone.Rel+": ") }) {
+		t.Errorf("warnings = %q, want one naming %s", warnings, gone.Rel)
+	}
+	scanned := 0
+	for _, p := range jobs[0].Pods {
+		for _, c := range p.Containers {
+			scanned += len(c.Logs)
+		}
+	}
+	if scanned == 0 {
+		t.Error("the other logs were not scanned")
+	}
+}
+
+// A command output no parser reads (here a notebook's output saved from
+// the pod) is scanned with the rules' signatures: the cause it holds is
+// found, and attributed to the pod.
+func TestOtherCommandOutputsAreScanned(t *testing.T) {
+	dir := copyFixture(t, "exec-nonzero-exit")
+	out := filepath.Join(dir, "exec", "forecast", "tft-retrain-nightly-master-0")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	notebook := "Traceback (most recent call last):\n  File \"/work/prep.py\", line 3, in <module>\n    import pyarrow\nModuleNotFoundError: No module named 'pyarrow'\n"
+	if err := os.WriteFile(filepath.Join(out, "notebook-output.txt"), []byte(notebook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := onlyJob(t, rep)
+	if j.Primary.Category != "exec.missing-module" || j.Primary.Evidence[0].File != "exec/forecast/tft-retrain-nightly-master-0/notebook-output.txt" {
+		t.Errorf("primary = %s from %v, want the missing module from the notebook output", j.Primary.Category, j.Primary.Evidence)
 	}
 }

@@ -8,9 +8,13 @@ type LogFile struct {
 	// File is the snapshot-relative path, e.g. logs/pod/container.log.
 	File string `json:"file"`
 	// Previous is true for the instance before the last restart.
-	Previous bool  `json:"previous"`
-	Lines    int   `json:"lines"`
-	Bytes    int64 `json:"bytes"`
+	Previous bool `json:"previous"`
+	// Exec is true for the output of a command run in the pod (a kernel
+	// log, a notebook's output) scanned like a log: it never counts as
+	// training progress.
+	Exec  bool  `json:"exec,omitempty"`
+	Lines int   `json:"lines"`
+	Bytes int64 `json:"bytes"`
 	// Binary is true when the file looked like binary data; such lines are
 	// counted but not matched.
 	Binary bool `json:"binary,omitempty"`

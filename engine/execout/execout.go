@@ -1,8 +1,8 @@
 // Package execout parses the outputs of commands run inside a pod, as
-// saved in a snapshot under exec/<pod>/<name>.txt: nvidia-smi (plain table
-// or CSV), `ray status`, `ray job list` and a checkpoint listing. They say
-// whether a job that looks alive is really training: GPUs busy, Ray
-// resources used, checkpoints advancing.
+// saved in a snapshot under exec/<namespace>/<pod>/<name>.txt: nvidia-smi
+// (plain table or CSV), `ray status`, `ray job list` and a checkpoint
+// listing. They say whether a job that looks alive is really training: GPUs
+// busy, Ray resources used, checkpoints advancing.
 //
 // Parsers are lenient: the formats drift between driver and Ray versions,
 // so they pick out what they recognise and ignore the rest, and report an
@@ -15,6 +15,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -33,7 +34,7 @@ const maxExecFile = 4 << 20
 // maxOtherText bounds the text kept for outputs that are not parsed.
 const maxOtherText = 8 << 10
 
-// ParseDir parses every *.txt file of dir (<snapshot>/exec/<pod>).
+// ParseDir parses every *.txt file of dir (a pod's folder under <snapshot>/exec).
 // Checkpoint times without a year (the default `ls -l` format) are left
 // empty; use ParseDirAt to resolve them against the collection time.
 func ParseDir(dir string) (*evidence.ExecOutputs, []error) {
@@ -44,15 +45,25 @@ func ParseDir(dir string) (*evidence.ExecOutputs, []error) {
 // resolves the year that `ls -l` omits for recent files. Files that fail
 // to parse are reported as errors naming the file and kept as ExecText,
 // so that the evidence is not lost. It returns nil outputs when dir has no
-// *.txt file.
+// *.txt file. Files are named exec/<base name of dir>/<file>, as layout v1
+// has them; ParseDirRel names them otherwise.
 func ParseDirAt(dir string, now time.Time) (*evidence.ExecOutputs, []error) {
+	return ParseDirRel(dir, "exec/"+filepath.Base(dir), now)
+}
+
+// ParseDirRel is ParseDirAt for a folder whose snapshot-relative name is
+// rel (exec/<namespace>/<pod> in layout v2); outputs name their files
+// below rel.
+func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, []error{fmt.Errorf("exec outputs %s: %w", dir, err)}
 	}
 	var names []string
 	for _, e := range entries {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), ".txt") {
+		// Regular files only: in a snapshot from elsewhere a symlink could
+		// point anywhere and a FIFO would block.
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
 			names = append(names, e.Name())
 		}
 	}
@@ -62,9 +73,8 @@ func ParseDirAt(dir string, now time.Time) (*evidence.ExecOutputs, []error) {
 	sort.Strings(names)
 	out := &evidence.ExecOutputs{}
 	var errs []error
-	pod := filepath.Base(dir)
 	for _, name := range names {
-		rel := "exec/" + pod + "/" + name
+		rel := path.Join(rel, name)
 		data, err := readLimited(filepath.Join(dir, name))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("exec output %s: %w", rel, err))

@@ -42,11 +42,11 @@ type rule struct {
 // Names of assignments whose value is a secret: the last word of the name
 // (split at _, - or .) decides, so DB_PASSWORD, HF_TOKEN, client-secret and
 // AWS_SECRET_ACCESS_KEY match while token_count or max_tokens do not.
-const secretName = `(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|pass|pwd|secret|token|credentials?|api[_-]?key|apikey|key|auth)`
+const secretName = `(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|pass|pwd|secret|token|credentials?|api[_-]?key|apikey|key|auth|private|session|cookie)`
 
 // colonName is secretName without the bare words that prose puts before a
 // colon ("key: value", "auth: failed", "pass: 3").
-const colonName = `(?:(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|secret|token|api[_-]?key|apikey)|(?:[A-Za-z0-9]+[_.-])+(?i:key|pass|pwd|auth|credentials?))`
+const colonName = `(?:(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|secret|token|api[_-]?key|apikey)|(?:[A-Za-z0-9]+[_.-])+(?i:key|pass|pwd|auth|credentials?|private|session|cookie))`
 
 // value is a secret value: quoted (with spaces) or bare.
 const value = `"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"',;}]+`
@@ -125,6 +125,32 @@ var rules = []rule{
 		re:    regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`),
 	},
 	{
+		// Azure storage and Service Bus connection strings and SAS tokens:
+		// AccountKey=..., SharedAccessKey=..., sig=... (base64, maybe
+		// URL-escaped).
+		name:  "azure-key",
+		hints: []string{"accountkey=", "sharedaccesskey=", "sig="},
+		re:    regexp.MustCompile(`(?i)(\b(?:AccountKey|SharedAccessKey|sig)=)([A-Za-z0-9%+/]{20,}=*(?:%3D)*)`),
+		value: 2,
+	},
+	{
+		// Azure AD (Entra) client secrets: three characters, a digit, "Q~"
+		// and thirty-odd more.
+		name:  "azure-client-secret",
+		hints: []string{"q~"},
+		re:    regexp.MustCompile(`(?:^|[^A-Za-z0-9_~.-])([A-Za-z0-9_~.-]{3}\dQ~[A-Za-z0-9_~.-]{31,34})(?:$|[^A-Za-z0-9_~.-])`),
+		value: 1,
+	},
+	{
+		// Weights & Biases API keys are 40 hex digits, like a git sha, so
+		// only their context gives them away: `wandb login KEY` and the
+		// ~/.netrc entry wandb writes.
+		name:  "wandb-key",
+		hints: []string{"wandb"},
+		re:    regexp.MustCompile(`(?i)(\bwandb\s+login\s+(?:--\S+\s+)*|\bmachine\s+api\.wandb\.ai\s+login\s+\S+\s+password\s+)((?:local-)?[0-9a-f]{40})\b`),
+		value: 2,
+	},
+	{
 		// Credentials in URLs: scheme://user:password@host. The user stays
 		// (it says which account), the password goes.
 		name:  "url-password",
@@ -155,7 +181,7 @@ var rules = []rule{
 		// and INI. The name must start a word so "monkey=1" and
 		// "token_count=123" are not caught.
 		name:  "assignment",
-		hints: []string{"pass", "pwd", "secret", "token", "credential", "key", "auth"},
+		hints: []string{"pass", "pwd", "secret", "token", "credential", "key", "auth", "private", "session", "cookie"},
 		re:    regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])["']?` + secretName + `["']?\s*=\s*)(` + value + `)`),
 		value: 2,
 		keep:  notPlaceholder,
@@ -164,7 +190,7 @@ var rules = []rule{
 		// NAME: value in YAML, JSON and "key: value" logs. A colon is common
 		// in prose ("auth: failed"), so the names are narrower than for '='.
 		name:  "colon",
-		hints: []string{"pass", "secret", "token", "key"},
+		hints: []string{"pass", "secret", "token", "key", "private", "session", "cookie"},
 		re:    regexp.MustCompile(`((?:^|[^A-Za-z0-9_.-])["']?` + colonName + `["']?\s*:\s*)(` + value + `)`),
 		value: 2,
 		keep:  notPlaceholder,
@@ -204,22 +230,7 @@ func Lines(lines []string) []string {
 	out := make([]string, len(lines))
 	inKey := false
 	for i, l := range lines {
-		if inKey {
-			if end := pemEnd.FindStringIndex(l); end != nil {
-				out[i] = Mask + String(l[end[0]:])
-				inKey = false
-			} else {
-				out[i] = Mask
-			}
-			continue
-		}
-		r := String(l)
-		// String masks an unterminated block to the end of its text; note
-		// that the block continues on the following lines.
-		if m := pemBegin.FindAllStringIndex(l, -1); m != nil && !pemEnd.MatchString(l[m[len(m)-1][1]:]) {
-			inKey = true
-		}
-		out[i] = r
+		out[i] = redactLine(l, &inKey)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"io"
 	"strings"
 	"testing"
 )
@@ -21,6 +22,11 @@ const (
 	pemInJSON  = `-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\n-----END PRIVATE KEY-----\n`
 	gcpKeyID   = "0123456789abcdef0123456789abcdef01234567"
 	dbPassword = "s3cr3t-Passw0rd!"
+	wandbKey   = "0123456789abcdef0123456789abcdef01234567"
+	azureKey   = "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4Zm9v+A=="
+	azureSig   = "q2b9Xk%2BLr8mP0sT4vW1yZ3aB5cD7eF9gH0jK2lM4nO%3D"
+	// The shape of an Entra ID client secret.
+	azureClientSecret = "Abc8Q~dEfGhIjKlMnOpQrStUvWxYz0123456789"
 )
 
 func TestString(t *testing.T) {
@@ -64,7 +70,22 @@ func TestString(t *testing.T) {
 		{"pem block", "key:\n" + pemKey + "\ndone", "key:\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\ndone"},
 		{"pem cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA", "-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]"},
 
+		{"db pass env", "DB_PASS=" + dbPassword, "DB_PASS=[REDACTED]"},
+		{"wandb key env", "WANDB_KEY=" + wandbKey, "WANDB_KEY=[REDACTED]"},
+		{"hf auth env", "HF_AUTH=abcDEF123456", "HF_AUTH=[REDACTED]"},
+		{"session cookie", "SESSION_COOKIE=s%3Aab12cd34.EfGh", "SESSION_COOKIE=[REDACTED]"},
+		{"private in yaml", "  gcs_private: 9f8e7d6c5b4a", "  gcs_private: [REDACTED]"},
+		{"azure connection string", "DefaultEndpointsProtocol=https;AccountName=mlruns;AccountKey=" + azureKey + ";EndpointSuffix=core.windows.net",
+			"DefaultEndpointsProtocol=https;AccountName=mlruns;AccountKey=[REDACTED];EndpointSuffix=core.windows.net"},
+		{"azure sas", "GET https://mlruns.blob.core.windows.net/ckpt/step_100?sv=2022-11-02&sig=" + azureSig + "&se=2026-05-01",
+			"GET https://mlruns.blob.core.windows.net/ckpt/step_100?sv=2022-11-02&sig=[REDACTED]&se=2026-05-01"},
+		{"azure client secret", "client secret " + azureClientSecret + " rotated", "client secret [REDACTED] rotated"},
+		{"wandb login", "+ wandb login --relogin " + wandbKey, "+ wandb login --relogin [REDACTED]"},
+		{"wandb netrc", "machine api.wandb.ai\n  login user\n  password " + wandbKey, "machine api.wandb.ai\n  login user\n  password [REDACTED]"},
+
 		// Near misses that must stay.
+		{"wandb run id", "wandb: Syncing run 3f9a2c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291", "wandb: Syncing run 3f9a2c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291"},
+		{"session count", "session=3 sessions=12", "session=3 sessions=12"},
 		{"git sha", "commit 3f9a2c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291", "commit 3f9a2c1e8b7d6f5a4c3b2a1908f7e6d5c4b3a291"},
 		{"token count", "token_count=123 tokens/s=4501.2", "token_count=123 tokens/s=4501.2"},
 		{"max tokens", "max_tokens=4096 MAX_TOKEN=2048", "max_tokens=4096 MAX_TOKEN=2048"},
@@ -153,5 +174,84 @@ func BenchmarkStringNoSecrets(b *testing.B) {
 	b.SetBytes(int64(len(line)))
 	for b.Loop() {
 		String(line)
+	}
+}
+
+func TestSecretName(t *testing.T) {
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"DB_PASS", true}, {"WANDB_KEY", true}, {"HF_AUTH", true}, {"DB_PASSWD", true},
+		{"AWS_SECRET_ACCESS_KEY", true}, {"HF_TOKEN", true}, {"GOOGLE_APPLICATION_CREDENTIALS", true},
+		{"SSH_PRIVATE_KEY", true}, {"SESSION_ID", true}, {"JUPYTER_COOKIE_SECRET", true},
+		{"--api-key", true}, {"--password", true}, {"apiKey", true}, {"dbPassword", true},
+		{"AUTHTOKEN", true}, {"vault.hashicorp.com/agent-inject-secret-db", true}, {"sessionCookie", true},
+		{"TOKENIZERS_PARALLELISM", false}, {"MAX_TOKENS", false}, {"MONKEY_PATCH", false},
+		{"KEYBOARD", false}, {"NCCL_DEBUG", false}, {"MASTER_ADDR", false}, {"--lr", false},
+		{"PASSPORT_ID", false}, {"AUTHOR", false}, {"", false},
+	}
+	for _, tt := range tests {
+		if got := SecretName(tt.name); got != tt.want {
+			t.Errorf("SecretName(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCopy(t *testing.T) {
+	in := "step 1 loss 2.0\r\n" +
+		"HF_TOKEN=" + hfToken + "\n" +
+		"-----BEGIN OPENSSH PRIVATE KEY-----\n" +
+		"b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n" +
+		"-----END OPENSSH PRIVATE KEY-----\n" +
+		"Authorization: Bearer " + bearerTok
+	want := "step 1 loss 2.0\r\n" +
+		"HF_TOKEN=[REDACTED]\n" +
+		"-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]\n" +
+		"[REDACTED]\n" +
+		"[REDACTED]-----END OPENSSH PRIVATE KEY-----\n" +
+		"Authorization: Bearer [REDACTED]"
+	var out strings.Builder
+	n, err := Copy(&out, strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want || n != int64(len(want)) {
+		t.Errorf("Copy wrote %d bytes:\n%q\nwant\n%q", n, out.String(), want)
+	}
+	if got := string(Bytes([]byte(in))); got != want {
+		t.Errorf("Bytes = %q", got)
+	}
+}
+
+// TestCopyLongLine: a line longer than maxLine is redacted piece by piece,
+// in bounded memory, and nothing of it is lost.
+func TestCopyLongLine(t *testing.T) {
+	long := strings.Repeat("x", maxLine+10) + " PASSWORD=hunter2\nnext line\n"
+	var out strings.Builder
+	if _, err := Copy(&out, strings.NewReader(long)); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Repeat("x", maxLine+10) + " PASSWORD=[REDACTED]\nnext line\n"
+	if out.String() != want {
+		t.Errorf("long line: got %d bytes, want %d; tail %q", out.Len(), len(want), out.String()[maxLine:])
+	}
+}
+
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, io.ErrShortWrite }
+
+func TestCopyWriteError(t *testing.T) {
+	if _, err := Copy(failWriter{}, strings.NewReader("a\n")); err == nil {
+		t.Error("a failing writer must fail the copy")
+	}
+}
+
+func BenchmarkCopyLog(b *testing.B) {
+	log := strings.Repeat("2026-03-12T02:11:47.884000263Z gpt-7b-pretrain-master-0:100:180 [0] NCCL INFO 24 coll channels, 0 nvls channels, 32 p2p channels\n", 8000)
+	b.SetBytes(int64(len(log)))
+	for b.Loop() {
+		_, _ = Copy(io.Discard, strings.NewReader(log))
 	}
 }

@@ -40,10 +40,8 @@ type Snapshot struct {
 	// Notes are snapshot.yaml's notes: what could not be collected.
 	Notes   []string
 	Objects []*Object
-	// Logs maps a pod name to its log files.
-	Logs map[string][]LogRef
-	// Exec maps a pod name to its exec/<pod> directory.
-	Exec map[string]string
+	// files indexes logs/ and exec/; see PodLogs and PodExec.
+	files podFiles
 	// PromptsDir is <snapshot>/prompts when present.
 	PromptsDir string
 	// Warnings name files that could not be read or were not understood.
@@ -52,7 +50,7 @@ type Snapshot struct {
 
 // LogRef is one log file of a pod.
 type LogRef struct {
-	// Container is "" for logs/<pod>.log (the pod's main container).
+	// Container is "" for logs/<pod>.log (layout v1: the pod's main container).
 	Container string
 	Previous  bool
 	// Path is absolute; Rel is relative to the snapshot directory.
@@ -102,7 +100,7 @@ func Read(dir string) (*Snapshot, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("read snapshot %s: not a directory", dir)
 	}
-	s := &Snapshot{Dir: dir, Logs: map[string][]LogRef{}, Exec: map[string]string{}}
+	s := &Snapshot{Dir: dir, files: newPodFiles()}
 	if err := s.readMeta(); err != nil {
 		s.warn("%s: %v", "snapshot.yaml", err)
 	}
@@ -157,6 +155,7 @@ func Read(dir string) (*Snapshot, error) {
 		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
 	}
 	sort.SliceStable(s.Objects, func(a, b int) bool { return s.Objects[a].sortKey() < s.Objects[b].sortKey() })
+	s.resolvePodFiles()
 	sort.Strings(s.Warnings)
 	return s, nil
 }
@@ -325,94 +324,4 @@ func normalise(v any) any {
 		return x.UTC().Format(time.RFC3339)
 	}
 	return v
-}
-
-// readLogs indexes logs/<pod>/<container>[.previous].log and logs/<pod>.log.
-func (s *Snapshot) readLogs(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		s.warn("logs: %v", err)
-		return
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() {
-			sub, err := os.ReadDir(filepath.Join(dir, name))
-			if err != nil {
-				s.warn("logs/%s: %v", name, err)
-				continue
-			}
-			for _, f := range sub {
-				if f.IsDir() || !strings.HasSuffix(f.Name(), ".log") {
-					continue
-				}
-				if !s.isLogFile(filepath.Join(dir, name, f.Name()), path.Join("logs", name, f.Name()), f.Type()) {
-					continue
-				}
-				c := strings.TrimSuffix(f.Name(), ".log")
-				prev := strings.HasSuffix(c, ".previous")
-				c = strings.TrimSuffix(c, ".previous")
-				s.Logs[name] = append(s.Logs[name], LogRef{
-					Container: c, Previous: prev,
-					Path: filepath.Join(dir, name, f.Name()),
-					Rel:  path.Join("logs", name, f.Name()),
-				})
-			}
-			continue
-		}
-		if strings.HasSuffix(name, ".log") {
-			if !s.isLogFile(filepath.Join(dir, name), path.Join("logs", name), e.Type()) {
-				continue
-			}
-			pod := strings.TrimSuffix(name, ".log")
-			prev := strings.HasSuffix(pod, ".previous")
-			pod = strings.TrimSuffix(pod, ".previous")
-			s.Logs[pod] = append(s.Logs[pod], LogRef{Previous: prev, Path: filepath.Join(dir, name), Rel: path.Join("logs", name)})
-		}
-	}
-	for pod := range s.Logs {
-		refs := s.Logs[pod]
-		sort.Slice(refs, func(a, b int) bool {
-			if refs[a].Container != refs[b].Container {
-				return refs[a].Container < refs[b].Container
-			}
-			return refs[a].Previous && !refs[b].Previous
-		})
-	}
-}
-
-// isLogFile reports whether a log entry can be streamed: a regular file
-// or a symbolic link to one (the kubelet's log folders are links). Anything
-// else, a named pipe above all, would block the scanner that opens it, so
-// it is skipped with a warning.
-func (s *Snapshot) isLogFile(p, rel string, mode fs.FileMode) bool {
-	if mode.IsRegular() {
-		return true
-	}
-	if mode&fs.ModeSymlink != 0 {
-		st, err := os.Stat(p)
-		if err != nil {
-			s.warn("%s: %v", rel, err)
-			return false
-		}
-		mode = st.Mode()
-		if mode.IsRegular() {
-			return true
-		}
-	}
-	s.warn("%s: %s, skipped", rel, regfile.Describe(mode))
-	return false
-}
-
-func (s *Snapshot) readExec(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		s.warn("exec: %v", err)
-		return
-	}
-	for _, e := range entries {
-		if e.IsDir() {
-			s.Exec[e.Name()] = filepath.Join(dir, e.Name())
-		}
-	}
 }

@@ -1,8 +1,10 @@
 package snapshot
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,15 +57,118 @@ func TestReadMixed(t *testing.T) {
 			t.Errorf("warning %d = %q, want prefix %q", i, s.Warnings[i], w)
 		}
 	}
-	logs := s.Logs["p1"]
+	// testdata/mixed is in layout v1 on purpose.
+	logs := s.PodLogs("ml", "p1")
 	if len(logs) != 2 || !logs[0].Previous || logs[1].Previous || logs[0].Container != "main" || logs[1].Rel != "logs/p1/main.log" {
 		t.Errorf("logs of p1 = %+v", logs)
 	}
-	if l := s.Logs["p2"]; len(l) != 1 || l[0].Container != "" {
+	// p2 has no Pod object: its v1 log is nobody else's either.
+	if l := s.PodLogs("ml", "p2"); len(l) != 1 || l[0].Container != "" || l[0].Rel != "logs/p2.log" {
 		t.Errorf("logs of p2 = %+v", l)
 	}
-	if s.Exec["p1"] == "" {
-		t.Errorf("exec dir of p1 not indexed")
+	if dir, ok := s.PodExec("ml", "p1"); !ok || s.Rel(dir) != "exec/p1" {
+		t.Errorf("exec dir of p1 = %q, %v", dir, ok)
+	}
+}
+
+// logRels returns "rel (container, previous)" of each log, for comparison.
+func logRels(refs []LogRef) []string {
+	var out []string
+	for _, r := range refs {
+		out = append(out, fmt.Sprintf("%s (%s, %v)", r.Rel, r.Container, r.Previous))
+	}
+	return out
+}
+
+func TestPodFiles(t *testing.T) {
+	tests := []struct {
+		snapshot, namespace, pod string
+		logs                     []string
+		exec                     string
+	}{
+		// Layout v2: the namespace keeps apart pods of the same name.
+		{"v2", "team-a", "train-master-0", []string{
+			"logs/team-a/train-master-0/pytorch.previous.log (pytorch, true)",
+			"logs/team-a/train-master-0/pytorch.log (pytorch, false)",
+		}, ""},
+		{"v2", "team-b", "train-master-0", []string{
+			"logs/team-b/train-master-0/init.log (init, false)",
+			"logs/team-b/train-master-0/pytorch.log (pytorch, false)",
+		}, "exec/team-b/train-master-0"},
+		{"v2", "team-c", "train-master-0", nil, ""},
+		// A namespace folder is not the folder of a pod named like it.
+		{"v2", "tools", "team-a", nil, ""},
+		// Layout v1: used when the pod name is unique in the snapshot.
+		{"v1-ambiguous", "team-a", "solo-0", []string{"logs/solo-0.log (, false)"}, ""},
+		// ... and never when two namespaces have a pod of that name.
+		{"v1-ambiguous", "team-a", "train-master-0", nil, ""},
+		{"v1-ambiguous", "team-b", "train-master-0", nil, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.snapshot+"/"+tt.namespace+"/"+tt.pod, func(t *testing.T) {
+			s, err := Read(filepath.Join("testdata", tt.snapshot))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := logRels(s.PodLogs(tt.namespace, tt.pod)); !slices.Equal(got, tt.logs) {
+				t.Errorf("PodLogs = %q, want %q", got, tt.logs)
+			}
+			dir, ok := s.PodExec(tt.namespace, tt.pod)
+			if ok != (tt.exec != "") || (ok && s.Rel(dir) != tt.exec) {
+				t.Errorf("PodExec = %q, %v, want %q", dir, ok, tt.exec)
+			}
+		})
+	}
+}
+
+// TestV1Ambiguous: a v1 folder that could belong to pods of several
+// namespaces is a warning naming the folder and the namespaces.
+func TestV1Ambiguous(t *testing.T) {
+	s, err := Read("testdata/v1-ambiguous")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"exec/train-master-0: ", "logs/train-master-0.previous.log: ", "logs/train-master-0: "}
+	if len(s.Warnings) != len(want) {
+		t.Fatalf("warnings = %q, want %d", s.Warnings, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(s.Warnings[i], w) || !strings.Contains(s.Warnings[i], "namespaces team-a, team-b") {
+			t.Errorf("warning %d = %q, want %q naming namespaces team-a, team-b", i, s.Warnings[i], w)
+		}
+	}
+}
+
+// TestPodFilesRegularOnly: a snapshot may come from anyone; a log that is a
+// symlink could expose any file of the machine that reads it.
+func TestPodFilesRegularOnly(t *testing.T) {
+	dir := t.TempDir()
+	pod := filepath.Join(dir, "logs", "ml", "p")
+	if err := os.MkdirAll(pod, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(pod, "main.log")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(filepath.Join(pod, "sidecar.log"), []byte("ok\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := logRels(s.PodLogs("ml", "p")); !slices.Equal(got, []string{"logs/ml/p/sidecar.log (sidecar, false)"}) {
+		t.Errorf("PodLogs = %q, want the regular file only", got)
+	}
+}
+
+func TestV2HasNoWarnings(t *testing.T) {
+	s, err := Read("testdata/v2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("warnings = %q", s.Warnings)
 	}
 }
 

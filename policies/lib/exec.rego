@@ -58,8 +58,13 @@ wrapper_exceptions := {
 	"BrokenProcessPool",
 }
 
-# logs(c) are the scanned log files of a container.
-logs(c) := object.get(c, "logs", [])
+# logs(c) are the container's own scanned logs (current and previous).
+logs(c) := [lf | some lf in object.get(c, "logs", []); not lf.exec]
+
+# scanned(c) are those logs and the command outputs collected from the pod
+# (a kernel log, a notebook's output) that were scanned with the same
+# signatures: where a match can be found.
+scanned(c) := object.get(c, "logs", [])
 
 # failed_container holds when the container ended badly or restarted.
 failed_container(pod, c) if {
@@ -83,8 +88,23 @@ survived(lf, m) if {
 # job that failed; otherwise only when training did not carry on after it.
 relevant(pod, c, lf, m) if {
 	input.phase != "Succeeded"
+	not lf.exec
 	_relevant_state(pod, c, lf, m)
 }
+
+# A command's output collected from the pod (a kernel log, a notebook's
+# output, Ray's session logs) holds history from before this container and
+# no training progress to tell a handled error apart: it speaks about a
+# failure only when the container or the job failed.
+relevant(pod, c, lf, _) if {
+	input.phase != "Succeeded"
+	lf.exec
+	_failed_now(pod, c)
+}
+
+_failed_now(pod, c) if failed_container(pod, c)
+
+_failed_now(_, _) if input.phase == "Failed"
 
 _relevant_state(_, _, lf, _) if lf.previous
 
@@ -98,7 +118,7 @@ _relevant_state(_, _, lf, m) if not survived(lf, m)
 # container's logs, earliest first: [{"log", "id", "m"}].
 hits(pod, c, ids) := [h |
 	some pair in sort([[_order(lf, m), {"log": lf, "id": id, "m": m}] |
-		some lf in logs(c)
+		some lf in scanned(c)
 		some id in ids
 		m := lf.matches[id]
 		relevant(pod, c, lf, m)
@@ -143,7 +163,7 @@ hit_time(c, h) := t if {
 
 # sample_evidence turns one sample of a match into an evidence entry.
 sample_evidence(pod, c, lf, m, s) := {
-	"kind": "log",
+	"kind": _evidence_kind(lf),
 	"source": sprintf("pod %s container %s", [pod.name, c.name]),
 	"object": k8s.pod_ref(pod),
 	"file": lf.file,
@@ -154,6 +174,10 @@ sample_evidence(pod, c, lf, m, s) := {
 	"time": object.get(s, "time", ""),
 	"count": m.count,
 }
+
+_evidence_kind(lf) := "exec" if lf.exec
+
+else := "log"
 
 # hit_evidence is the first sample of a hit.
 hit_evidence(pod, c, h) := sample_evidence(pod, c, h.log, h.m, h.m.samples[0])
@@ -272,7 +296,7 @@ node_of(pod, text) := object.get(origin(pod, text), "nodeName", "?")
 # specific_hit holds when a failure signature (exec.* or node.*) matched
 # relevantly in the container.
 specific_hit(pod, c) if {
-	some lf in logs(c)
+	some lf in scanned(c)
 	some id, m in lf.matches
 	_is_failure_id(id)
 	relevant(pod, c, lf, m)

@@ -99,7 +99,7 @@ pod_requests_efa(pod) if {
 # container's logs, relevant or not: transport selection happens once at
 # start-up and stays true for the life of the process.
 matched(c, id) if {
-	some lf in exec.logs(c)
+	some lf in exec.scanned(c)
 	lf.matches[id]
 }
 

@@ -29,6 +29,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // ReadObjects returns every Kubernetes object in a snapshot directory, in
@@ -311,7 +313,7 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 		}
 	}
 
-	logs, err := findLogs(dir)
+	logsOf, err := findLogs(dir)
 	if err != nil {
 		return res, err
 	}
@@ -322,7 +324,11 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 			continue
 		}
 		res.Repaired = append(res.Repaired, prepare(o, opts)...)
-		if o.GetKind() == "Pod" && opts.KubeletPort > 0 && len(logs[o.GetName()]) > 0 {
+		var logs podLogs
+		if o.GetKind() == "Pod" {
+			logs = logsOf(o.GetNamespace(), o.GetName())
+		}
+		if len(logs) > 0 && opts.KubeletPort > 0 {
 			node, _, _ := unstructured.NestedString(o.Object, "spec", "nodeName")
 			if node != "" && !nodes[node] {
 				ph := &unstructured.Unstructured{Object: map[string]any{
@@ -346,8 +352,8 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 			continue
 		}
 		res.Objects = append(res.Objects, o.GetKind()+"/"+o.GetNamespace()+"/"+o.GetName())
-		if o.GetKind() == "Pod" && len(logs[o.GetName()]) > 0 {
-			n, err := l.serveLogs(ctx, o, logs[o.GetName()], opts)
+		if len(logs) > 0 {
+			n, err := l.serveLogs(ctx, o, logs, opts)
 			if err != nil {
 				errs = append(errs, err)
 			}
@@ -569,51 +575,30 @@ type podLogs map[string]*containerLogs
 
 type containerLogs struct{ current, previous string }
 
-// findLogs indexes logs/<pod>/<container>[.previous].log and logs/<pod>.log
-// (the shorthand for the pod's main container, stored under "").
-func findLogs(dir string) (map[string]podLogs, error) {
-	out := map[string]podLogs{}
-	root := filepath.Join(dir, "logs")
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
+// findLogs returns a pod's log files, filed as the snapshot reader files
+// them (layout v2 by namespace, or v1 by pod name alone); a log filed
+// without a container name belongs to the pod's main container, "".
+func findLogs(dir string) (func(namespace, pod string) podLogs, error) {
+	s, err := snapshot.Read(dir)
 	if err != nil {
 		return nil, err
 	}
-	get := func(pod, container string) *containerLogs {
-		if out[pod] == nil {
-			out[pod] = podLogs{}
-		}
-		if out[pod][container] == nil {
-			out[pod][container] = &containerLogs{}
-		}
-		return out[pod][container]
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if !e.IsDir() {
-			if pod, ok := strings.CutSuffix(name, ".previous.log"); ok {
-				get(pod, "").previous = filepath.Join(root, name)
-			} else if pod, ok := strings.CutSuffix(name, ".log"); ok {
-				get(pod, "").current = filepath.Join(root, name)
+	return func(namespace, pod string) podLogs {
+		out := podLogs{}
+		for _, r := range s.PodLogs(namespace, pod) {
+			cl := out[r.Container]
+			if cl == nil {
+				cl = &containerLogs{}
+				out[r.Container] = cl
 			}
-			continue
-		}
-		files, err := os.ReadDir(filepath.Join(root, name))
-		if err != nil {
-			return nil, err
-		}
-		for _, f := range files {
-			p := filepath.Join(root, name, f.Name())
-			if c, ok := strings.CutSuffix(f.Name(), ".previous.log"); ok {
-				get(name, c).previous = p
-			} else if c, ok := strings.CutSuffix(f.Name(), ".log"); ok {
-				get(name, c).current = p
+			if r.Previous {
+				cl.previous = r.Path
+			} else {
+				cl.current = r.Path
 			}
 		}
-	}
-	return out, nil
+		return out
+	}, nil
 }
 
 var logsGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "logs"}

@@ -157,14 +157,15 @@ _fabric_used(c) if {
 }
 
 # Every match counts here, even in a healthy-looking running container:
-# transport selection happens once at start-up.
+# transport selection happens once at start-up, and a grep of session
+# logs collected from the pod says it as well as the container's output.
 _all_hits(c) := [h |
 	some pair in sort([[m.firstLine, id, lf.file] |
-		some lf in exec.logs(c)
+		some lf in exec.scanned(c)
 		some id in _ids
 		m := lf.matches[id]
 	])
-	some lf in exec.logs(c)
+	some lf in exec.scanned(c)
 	lf.file == pair[2]
 	h := {"log": lf, "id": pair[1], "m": lf.matches[pair[1]]}
 ]

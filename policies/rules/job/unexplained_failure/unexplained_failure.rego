@@ -100,14 +100,17 @@ _container(pod, name) := c if {
 # restarted since, else the current one.
 _log(c) := lf if {
 	c.state.state != "terminated"
-	some lf in object.get(c, "logs", [])
+	some lf in _own_logs(c)
 	lf.previous
 } else := lf if {
-	some lf in object.get(c, "logs", [])
+	some lf in _own_logs(c)
 	not lf.previous
 } else := lf if {
-	some lf in object.get(c, "logs", [])
+	some lf in _own_logs(c)
 }
+
+# The container's own logs, not command outputs scanned like logs.
+_own_logs(c) := [lf | some lf in object.get(c, "logs", []); not lf.exec]
 
 _log_evidence(pod, c) := [e |
 	lf := _log(c)

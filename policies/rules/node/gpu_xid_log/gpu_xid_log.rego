@@ -65,8 +65,11 @@ else := {f |
 
 # Faults of one container, by the pod the line came from (a launcher's log
 # forwards its ranks' lines: the fault belongs to the rank's pod and node).
+# Command outputs scanned like logs (a dmesg) are read by the kernel-log
+# rule below, which dates their lines; the container's own logs here.
 _container_faults(pod, c) := [[exec.origin(pod, x[1].text).name, x[0], x[1], h] |
 	some h in exec.hits(pod, c, _ids)
+	not h.log.exec
 	some x in _hit_faults(pod, c, h)
 ]
 
