@@ -65,8 +65,13 @@ in_tail(lf, text) if {
 
 # other_final holds when the log ends with an exception that is not this
 # line: then a message printed earlier was not what stopped the program.
+# An exception whose message ends with a colon continues on the next
+# lines ("Failed to import X because of the following error (look up to
+# see its traceback):"), which may be this one.
 other_final(lf, text) if {
-	exception(lf) != ""
+	e := trim_space(exception(lf))
+	e != ""
+	not endswith(e, ":")
 	not in_final(lf, text)
 }
 

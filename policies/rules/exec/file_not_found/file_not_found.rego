@@ -62,7 +62,7 @@ signatures contains {
 	"hint": "No such file or directory",
 }
 
-_not_mine := `cannot open shared object file|/dev/shm|Gated|gated|401 Client Error|403 Client Error|Permission denied|KeyError: `
+_not_mine := `cannot open shared object file|/dev/shm|Gated|gated|401 Client Error|403 Client Error|Permission denied|KeyError: |ImportError|ModuleNotFoundError|not found in your environment`
 
 _path(t) := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`No such file or directory: '([^']+)'`, t, 1)

@@ -50,6 +50,14 @@ signatures contains {
 	"hint": "Killed",
 }
 
+# DeepSpeed's runner reporting a rank SIGKILLed ("... exits with return
+# code = -9").
+signatures contains {
+	"id": "launcher.deepspeed-sigkill",
+	"pattern": `exits with return code = -9\b`,
+	"hint": "exits with return code = -9",
+}
+
 _limit(c) := object.get(c, ["limits", "memory"], "not set")
 
 # Candidates per container, by strength: the kubelet's own verdict first.
@@ -124,6 +132,7 @@ _how := {
 	"exec.oom-killed.dataloader": "a DataLoader worker was killed (SIGKILL)",
 	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)",
 	"launcher.shell-killed": "the shell reported its child Killed (SIGKILL)",
+	"launcher.deepspeed-sigkill": "a training process died of SIGKILL (DeepSpeed launcher return code -9)",
 }
 
 _prio := {
@@ -132,6 +141,7 @@ _prio := {
 	"exec.oom-killed.dataloader": 4,
 	"launcher.sigkill": 5,
 	"launcher.shell-killed": 6,
+	"launcher.deepspeed-sigkill": 5,
 }
 
 _cand contains x if {
