@@ -77,32 +77,56 @@ other_final(lf, text) if {
 
 # decisive(pod, c, h, s) holds when sample s of hit h (see exec.hits) is
 # the failure of its container rather than a message the program handled:
-# - the container is still running and training did not carry on after it
-#   (exec.hits already keeps only such matches), or
+# - the container is still running, training did not carry on after it in
+#   its log (exec.hits already keeps only such matches) nor, for a rank
+#   that logs no steps, anywhere in the job (see job_survived), or
 # - it is part of the exception the log reports, or
 # - it is among the last lines and no other exception ended the log, or
 # - it is a raised exception that training did not survive, from a rank
 #   or in a log that no other exception ended.
-decisive(pod, c, h, _) if not ended(pod, c)
+decisive(pod, c, _, s) if {
+	not ended(pod, c)
+	not job_survived(s)
+}
 
-decisive(_, _, h, s) if in_final(h.log, s.text)
+decisive(pod, c, h, s) if {
+	ended(pod, c)
+	in_final(h.log, s.text)
+}
 
-decisive(_, _, h, s) if {
+decisive(pod, c, h, s) if {
+	ended(pod, c)
 	in_tail(h.log, s.text)
 	not other_final(h.log, s.text)
 }
 
-decisive(_, _, h, s) if {
+decisive(pod, c, h, s) if {
+	ended(pod, c)
 	exception_line(s.text)
 	not exec.survived(h.log, h.m)
 	rank_line(s.text)
 }
 
-decisive(_, _, h, s) if {
+decisive(pod, c, h, s) if {
+	ended(pod, c)
 	exception_line(s.text)
 	not exec.survived(h.log, h.m)
 	not other_final(h.log, s.text)
 }
+
+# job_survived holds when the job logged steps well after the line: ranks
+# other than the first often print no progress of their own, so their
+# handled warnings are judged by the job's progress.
+job_survived(s) if {
+	t := object.get(s, "time", "")
+	t != ""
+	last := object.get(input, ["progress", "lastStepTime"], "")
+	last != ""
+	time.parse_rfc3339_ns(last) - time.parse_rfc3339_ns(t) > _survival_ns
+}
+
+# Five minutes of steps after a line.
+_survival_ns := (5 * 60) * 1000000000
 
 # ended holds when the container or the whole job ended badly.
 ended(pod, c) if exec.failed_container(pod, c)
