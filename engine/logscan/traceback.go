@@ -30,6 +30,10 @@ const (
 const (
 	chainDuring = "During handling of the above exception, another exception occurred:"
 	chainCause  = "The above exception was the direct cause of the following exception:"
+	// chainOriginal is how PyTorch re-raises an exception from a
+	// DataLoader worker or a DataParallel replica: the message carries
+	// the worker's own traceback, whose last line is the real error.
+	chainOriginal = "Original Traceback (most recent call last):"
 )
 
 type tbState int
@@ -234,6 +238,10 @@ func (b *tbBlock) step(content, full []byte, lineNo int) bool {
 		case b.state == tbAfterExc && indent == b.base && (string(rest) == chainDuring || string(rest) == chainCause):
 			b.add(clean(full), lineNo)
 			b.state = tbChain
+			return true
+		case b.state == tbAfterExc && indent == b.base && string(rest) == chainOriginal:
+			b.add(clean(full), lineNo)
+			b.state = tbFrames
 			return true
 		case b.state == tbAfterExc && indent >= b.base+2 && bytes.HasPrefix(rest, []byte(`File "`)):
 			// The message itself holds a traceback (Ray's RayTaskError

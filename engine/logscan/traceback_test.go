@@ -117,3 +117,32 @@ func TestMultilineMessageIsNotSummary(t *testing.T) {
 		t.Errorf("exception = %q, want the last traceback's", lf.Exception)
 	}
 }
+
+// PyTorch re-raises a DataLoader worker's exception with the worker's own
+// traceback after "Original Traceback": its last line is the real error.
+func TestOriginalTraceback(t *testing.T) {
+	log := strings.Join([]string{
+		"Traceback (most recent call last):",
+		`  File "/workspace/train.py", line 969, in train`,
+		"    trainer.train()",
+		`  File "/usr/local/lib/python3.10/dist-packages/torch/_utils.py", line 722, in reraise`,
+		"    raise exception",
+		"KeyError: Caught KeyError in DataLoader worker process 3.",
+		"Original Traceback (most recent call last):",
+		`  File "/usr/local/lib/python3.10/dist-packages/torch/utils/data/_utils/worker.py", line 308, in _worker_loop`,
+		"    data = fetcher.fetch(index)",
+		`  File "/workspace/collate.py", line 48, in __call__`,
+		"    images = [x['image'] for x in instances]",
+		"KeyError: 'image'",
+		"",
+		"[2026-05-26 15:21:10,300] torch.distributed.elastic.multiprocessing.api: [WARNING] Sending process 2110 closing signal SIGTERM",
+		"",
+	}, "\n")
+	lf := scanString(t, mustCompile(t, testSignatures(), nil), log, Options{})
+	if lf.Exception != "KeyError: 'image'" {
+		t.Errorf("exception = %q", lf.Exception)
+	}
+	if n := len(lf.Traceback); n != 12 {
+		t.Errorf("traceback has %d lines:\n%s", n, strings.Join(lf.Traceback, "\n"))
+	}
+}
