@@ -112,10 +112,8 @@ findings contains f if {
 	some c in k8s.containers(pod)
 	count(_hits(pod, c)) == 0
 	not exec.specific_hit(pod, c)
-	some which in ["state", "lastState"]
+	which := [w | some w in ["state", "lastState"]; c[w].state == "terminated"; k8s.exit_code(c[w]) == 127][0]
 	s := c[which]
-	s.state == "terminated"
-	k8s.exit_code(s) == 127
 	f := {
 		"subject": exec.subject(pod, c),
 		"params": {"module": "the container's command (exit code 127: command not found)"},
