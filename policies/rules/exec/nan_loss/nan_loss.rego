@@ -73,27 +73,51 @@ _bad := `[-+]?(?:nan|inf)\b`
 
 _good := `[-+]?\d`
 
-signatures contains {"id": "ctx.nan-loss.loss-bad", "pattern": _metric_re(_loss_key, _bad)}
+signatures contains {"id": "ctx.nan-loss.loss-bad", "pattern": _metric_re(_loss_key, _bad), "context": _ctx}
 
 signatures contains {"id": "ctx.nan-loss.loss-good", "pattern": _metric_re(_loss_key, _good)}
 
-signatures contains {"id": "ctx.nan-loss.grad-bad", "pattern": _metric_re(_grad_key, _bad)}
+signatures contains {"id": "ctx.nan-loss.grad-bad", "pattern": _metric_re(_grad_key, _bad), "context": _ctx}
 
 signatures contains {"id": "ctx.nan-loss.grad-good", "pattern": _metric_re(_grad_key, _good)}
 
 # Megatron's per-report counters.
-signatures contains {"id": "ctx.nan-loss.nan-iters", "pattern": `number of nan iterations:\s*[1-9]`}
+signatures contains {"id": "ctx.nan-loss.nan-iters", "pattern": _nan_iters, "context": _ctx}
 
-signatures contains {"id": "ctx.nan-loss.no-nan-iters", "pattern": `number of nan iterations:\s*0\b`}
+signatures contains {"id": "ctx.nan-loss.no-nan-iters", "pattern": _no_nan_iters}
 
-signatures contains {"id": "ctx.nan-loss.skipped-iters", "pattern": `number of skipped iterations:\s*[1-9]`}
+signatures contains {"id": "ctx.nan-loss.skipped-iters", "pattern": _skipped, "context": _ctx}
 
-signatures contains {"id": "ctx.nan-loss.no-skipped-iters", "pattern": `number of skipped iterations:\s*0\b`}
+signatures contains {"id": "ctx.nan-loss.no-skipped-iters", "pattern": _no_skipped}
 
 # DeepSpeed's loss scaler at its floor, and any of its overflows.
 signatures contains {"id": "ctx.nan-loss.scale-floor", "pattern": `OVERFLOW! Rank \d+ Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing to 1(?:\.0)?\b`}
 
 signatures contains {"id": "ctx.nan-loss.overflow", "pattern": `OVERFLOW! Rank \d+ Skipping step`}
+
+_nan_iters := `number of nan iterations:\s*[1-9]`
+
+_no_nan_iters := `number of nan iterations:\s*0\b`
+
+_skipped := `number of skipped iterations:\s*[1-9]`
+
+_no_skipped := `number of skipped iterations:\s*0\b`
+
+# The lines before a bad report that the scanner keeps: the scanner keeps
+# only the first few reports and the last, so the reports just before the
+# last one are read from its context.
+_ctx := 40
+
+_patterns := {
+	"ctx.nan-loss.loss-bad": _metric_re(_loss_key, _bad),
+	"ctx.nan-loss.loss-good": _metric_re(_loss_key, _good),
+	"ctx.nan-loss.grad-bad": _metric_re(_grad_key, _bad),
+	"ctx.nan-loss.grad-good": _metric_re(_grad_key, _good),
+	"ctx.nan-loss.nan-iters": _nan_iters,
+	"ctx.nan-loss.no-nan-iters": _no_nan_iters,
+	"ctx.nan-loss.skipped-iters": _skipped,
+	"ctx.nan-loss.no-skipped-iters": _no_skipped,
+}
 
 # bad, good, how many bad reports since the last good one make it
 # divergence, and what it means.
@@ -146,13 +170,32 @@ findings contains f if {
 _diverged(lf, p) := ss if {
 	bad := lf.matches[p.bad]
 	good_last := object.get(lf.matches, [p.good, "lastLine"], 0)
-	_since(bad, good_last) >= p.min
+	_since(bad, p, good_last) >= p.min
 	ss := [s | some s in bad.samples; s.line > good_last]
 }
 
-_since(bad, good_last) := bad.count if bad.firstLine > good_last
+_since(bad, p, good_last) := bad.count if bad.firstLine > good_last
 
-else := count([s | some s in bad.samples; s.line > good_last])
+else := max({
+	count([s | some s in bad.samples; s.line > good_last]),
+	_run_before_last(bad, p, good_last),
+})
+
+# The bad reports in a row that end with the last one, counted in its
+# context: 1 for the last one, plus those before it since the latest good
+# report there.
+_run_before_last(bad, p, good_last) := n if {
+	last := bad.samples[count(bad.samples) - 1]
+	last.line > good_last
+	before := object.get(last, "before", [])
+	goods := [i | some i, l in before; regex.match(_patterns[p.good], l)]
+	from := _after_last(goods)
+	n := 1 + count([i | some i, l in before; i >= from; regex.match(_patterns[p.bad], l)])
+} else := 0
+
+_after_last(goods) := 0 if count(goods) == 0
+
+else := max(goods) + 1
 
 # DeepSpeed: the latest overflow happened at the floor, and not once.
 _floor(lf) := ss if {

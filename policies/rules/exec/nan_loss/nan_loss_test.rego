@@ -105,3 +105,26 @@ test_signatures if {
 	regex.match(_re("exec.nan-loss.scale"), "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.")
 	regex.match(_re("exec.nan-loss.stop"), "FloatingPointError: Loss became infinite or NaN at iteration=166!")
 }
+
+# Many early isolated nans use up the scanner's first samples; the final
+# run of bad reports is read from the last sample's context.
+test_fires_on_final_run_after_early_isolated_nans if {
+	early := [{"line": 10 * i, "text": "{'loss': 1.9, 'grad_norm': nan, 'epoch': 0.01}"} | some i in numbers.range(1, 5)]
+	last := {"line": 900, "text": "{'loss': 0.0, 'grad_norm': nan, 'epoch': 0.9}", "before": [
+		"{'loss': 1.2, 'grad_norm': 0.7, 'epoch': 0.87}",
+		" 87%|████████▋ | 870/1000 [1:00:00<09:00,  4.1s/it]",
+		"{'loss': 0.0, 'grad_norm': nan, 'epoch': 0.88}",
+		" 88%|████████▊ | 880/1000 [1:00:40<08:20,  4.1s/it]",
+		"{'loss': 0.0, 'grad_norm': nan, 'epoch': 0.89}",
+		" 89%|████████▉ | 890/1000 [1:01:20<07:40,  4.1s/it]",
+	]}
+	bad := {"count": 9, "firstLine": 10, "lastLine": 900, "samples": array.concat(early, [last])}
+	pod := _pod(_running, {"ctx.nan-loss.grad-bad": bad, "ctx.nan-loss.grad-good": _mm(80, 5, 870, ["{'loss': 1.2, 'grad_norm': 0.7, 'epoch': 0.87}"])}, {})
+	some f in nan_loss.findings with input as {"phase": "Running", "pods": [pod]}
+
+	# Two bad reports after the last good one are not yet divergence.
+	short := object.union(last, {"before": array.slice(last.before, 0, 4)})
+	bad2 := object.union(bad, {"samples": array.concat(early, [short])})
+	pod2 := _pod(_running, {"ctx.nan-loss.grad-bad": bad2, "ctx.nan-loss.grad-good": _mm(80, 5, 870, ["x"])}, {})
+	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [pod2]}
+}
