@@ -23,12 +23,14 @@
 #       - With DeepSpeed/FSDP CPU offload or large checkpoints, size host memory for the offloaded state plus one full checkpoint copy per rank.
 #       - On Ray, give tasks and actors a `memory=` resource so the scheduler does not pack too many on one node; see the raylet log for the killed worker.
 #       - Confirm with `kubectl describe pod` (Last State: OOMKilled) or the node's kernel log (`Out of memory: Killed process`).
+#       - If the node itself ran out of memory (OOMKilling or SystemOOM events on the node, exit 137 with reason Error), its pods' requests were below their use: set the memory request equal to the limit (Guaranteed QoS) for training pods, and keep other memory-hungry pods off training nodes.
 #     zh: |
 #       - 提高容器的内存 request 和 limit，或减少每个 Pod 的进程数。
 #       - 降低 DataLoader 的 `num_workers` 和 `prefetch_factor`；不要在每个 rank 的内存里加载整个数据集（使用内存映射或流式数据集）。
 #       - 使用 DeepSpeed/FSDP CPU offload 或保存大检查点时，主机内存要容纳卸载的状态和每个 rank 的一份完整检查点。
 #       - 在 Ray 上为任务和 actor 声明 `memory=` 资源，避免调度器在一个节点上放置过多任务；查看 raylet 日志了解被杀的 worker。
 #       - 用 `kubectl describe pod`（Last State: OOMKilled）或节点内核日志（`Out of memory: Killed process`）确认。
+#       - 如果是节点本身内存耗尽（节点上有 OOMKilling 或 SystemOOM 事件，退出码 137、原因 Error），说明 Pod 的 request 低于实际用量：训练 Pod 的内存 request 应等于 limit（Guaranteed QoS），并让其他耗内存的 Pod 远离训练节点。
 #   zh:
 #     title: 因主机内存超限被杀死
 #     description: |

@@ -3,9 +3,11 @@
 # description: |
 #   DataLoader workers or NCCL ran out of shared memory: "Bus error",
 #   "DataLoader worker ... is killed by signal: Bus error", "unable to write
-#   to file </torch_...>", "No space left on device" under /dev/shm, or NCCL
-#   failing to extend /dev/shm segments. Containers get a 64 MiB /dev/shm
-#   unless a memory-backed emptyDir is mounted there.
+#   to file </torch_...>", "No space left on device" under /dev/shm (also
+#   a bare "[Errno 28]" raised while multiprocessing creates a semaphore or
+#   queue, or one the pod's df shows /dev/shm full for), or NCCL failing to
+#   extend /dev/shm segments. Containers get a 64 MiB /dev/shm unless a
+#   memory-backed emptyDir is mounted there.
 # custom:
 #   severity: error
 #   owner: user
@@ -24,7 +26,7 @@
 #   zh:
 #     title: 共享内存（/dev/shm）耗尽
 #     description: |
-#       DataLoader worker 或 NCCL 耗尽了共享内存："Bus error"、"DataLoader worker ... is killed by signal: Bus error"、"unable to write to file </torch_...>"、/dev/shm 下的 "No space left on device"，或 NCCL 无法扩展 /dev/shm 段。除非在 /dev/shm 挂载了基于内存的 emptyDir，容器只有 64 MiB 的 /dev/shm。
+#       DataLoader worker 或 NCCL 耗尽了共享内存："Bus error"、"DataLoader worker ... is killed by signal: Bus error"、"unable to write to file </torch_...>"、/dev/shm 下的 "No space left on device"（也包括 multiprocessing 创建信号量或队列时抛出的 "[Errno 28]"，或 Pod 的 df 显示 /dev/shm 已满时的同类错误），或 NCCL 无法扩展 /dev/shm 段。除非在 /dev/shm 挂载了基于内存的 emptyDir，容器只有 64 MiB 的 /dev/shm。
 package traindoc.rules.exec.shm_exhausted
 
 import data.traindoc.lib.exec
