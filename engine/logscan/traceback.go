@@ -20,11 +20,20 @@ const (
 	// maxExceptionContinuation bounds the body of an exception whose
 	// message starts on the next line (torchrun's ChildFailedError box).
 	maxExceptionContinuation = 60
+	// maxSummaryGap is how many lines before a launcher's summary a
+	// process's own traceback may have ended and still be the one the
+	// summary reports: the launcher prints its box within moments of the
+	// child's death, after at most the teardown noise of its peers.
+	maxSummaryGap = 1000
 )
 
 const (
 	chainDuring = "During handling of the above exception, another exception occurred:"
 	chainCause  = "The above exception was the direct cause of the following exception:"
+	// chainOriginal is how PyTorch re-raises an exception from a
+	// DataLoader worker or a DataParallel replica: the message carries
+	// the worker's own traceback, whose last line is the real error.
+	chainOriginal = "Original Traceback (most recent call last):"
 )
 
 type tbState int
@@ -51,6 +60,11 @@ type tbBlock struct {
 	endLine   int
 	noise     int
 	cont      int
+	// summary marks a launcher's report about another process: an
+	// exception whose message starts on the next line with a ruled box
+	// (torchrun's ChildFailedError, "===...", older "***..."). It says
+	// that a child failed, not why.
+	summary bool
 }
 
 func (b *tbBlock) add(line string, lineNo int) {
@@ -94,6 +108,8 @@ func (b *tbBlock) lines() []string {
 type tracebacks struct {
 	open map[string]*tbBlock
 	best *tbBlock
+	// plain is the last kept traceback that is not a launcher's summary.
+	plain *tbBlock
 }
 
 // feed gives the tracker one line. head is true when the line contains the
@@ -151,17 +167,36 @@ func (t *tracebacks) start(key string, base int, line string, lineNo int) {
 // the line where they ended.
 func (t *tracebacks) finish(b *tbBlock, keep bool) {
 	delete(t.open, b.key)
-	if keep && (t.best == nil || b.endLine >= t.best.endLine) {
+	if !keep {
+		return
+	}
+	if t.best == nil || b.endLine >= t.best.endLine {
 		t.best = b
+	}
+	if !b.summary && (t.plain == nil || b.endLine >= t.plain.endLine) {
+		t.plain = b
 	}
 }
 
-// close ends every open block at end of file: a process killed while
-// printing still leaves a useful partial traceback.
+// last is the traceback a log reports: the last one, unless that is a
+// launcher's summary printed right after a process's own traceback, which
+// then wins because it names the exception that made the child fail.
+func (t *tracebacks) last() *tbBlock {
+	b := t.best
+	if b != nil && b.summary && t.plain != nil && t.plain != b && b.startLine-t.plain.endLine <= maxSummaryGap {
+		return t.plain
+	}
+	return b
+}
+
+// close ends every open block at end of file (a process killed while
+// printing still leaves a useful partial traceback) and settles best on
+// the traceback the log reports.
 func (t *tracebacks) close() {
 	for _, b := range t.open {
 		t.finish(b, true)
 	}
+	t.best = t.last()
 }
 
 // step advances a block by one line of its stream; it returns false when
@@ -204,6 +239,10 @@ func (b *tbBlock) step(content, full []byte, lineNo int) bool {
 			b.add(clean(full), lineNo)
 			b.state = tbChain
 			return true
+		case b.state == tbAfterExc && indent == b.base && string(rest) == chainOriginal:
+			b.add(clean(full), lineNo)
+			b.state = tbFrames
+			return true
 		case b.state == tbAfterExc && indent >= b.base+2 && bytes.HasPrefix(rest, []byte(`File "`)):
 			// The message itself holds a traceback (Ray's RayTaskError
 			// prints the remote one): keep reading frames; the next
@@ -220,6 +259,9 @@ func (b *tbBlock) step(content, full []byte, lineNo int) bool {
 		}
 		b.add(clean(full), lineNo)
 		b.cont++
+		if b.cont == 1 && (isRule(rest, '=') || isRule(rest, '*')) {
+			b.summary = true
+		}
 		if b.cont > 1 && isRule(rest, '=') {
 			b.state = tbAfterExc
 		}

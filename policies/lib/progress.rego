@@ -72,3 +72,32 @@ progress_patterns contains {
 	"hint": "/s",
 	"pattern": `(?i)\b(?P<unit>tokens/s(?:ec)?|tok/s|samples/s(?:ec)?)[\s:=]+(?P<value>[\d.]+)`,
 }
+
+# "global_step" counters: NeMo/Lightning bars ("global_step=1199.0"),
+# PaddleOCR ("global_step: 1200"), CleanRL ("global_step=32768").
+progress_patterns contains {
+	"id": "progress.global-step",
+	"hint": "global_step",
+	"pattern": `\bglobal_step\s*[:=]\s*(?P<step>\d+)(?:\.0)?\b`,
+}
+
+# NeMo's reduced loss in its progress bar.
+progress_patterns contains {
+	"id": "progress.nemo-loss",
+	"hint": "reduced_train_loss=",
+	"pattern": `reduced_train_loss=(?P<loss>[-+\d.eE]+|nan|inf)`,
+}
+
+# mmengine iteration-based runners ("Iter(train) [ 1200/80000]").
+progress_patterns contains {
+	"id": "progress.mmengine-iter",
+	"hint": "Iter(train)",
+	"pattern": `Iter\(train\)\s*\[\s*(?P<step>\d+)/(?P<total>\d+)\]`,
+}
+
+# detectron2's EventWriter ("iter: 379  total_loss: 1.707").
+progress_patterns contains {
+	"id": "progress.detectron2",
+	"hint": " iter: ",
+	"pattern": `\biter: (?P<step>\d+)\s+total_loss: (?P<loss>[-+\d.eE]+|nan|inf)`,
+}

@@ -3,8 +3,11 @@
 # description: |
 #   The program could not use the GPU as built: no GPU visible in the
 #   container, a driver older than the CUDA runtime in the image, a PyTorch
-#   build without kernels for this GPU architecture, missing CUDA libraries,
-#   or a device index beyond the GPUs the pod has.
+#   build without kernels for this GPU architecture, missing CUDA libraries
+#   or ones that do not match what the code was built against (an undefined
+#   CUDA or NCCL symbol), the node's NVIDIA kernel module and user-space
+#   libraries at different versions (NVML "Driver/library version
+#   mismatch"), or a device index beyond the GPUs the pod has.
 # custom:
 #   severity: error
 #   owner: user
@@ -18,16 +21,20 @@
 #       - "no kernel image is available": install a PyTorch/extension build that includes this GPU's compute capability (e.g. sm_90 for H100); rebuild custom CUDA extensions with `TORCH_CUDA_ARCH_LIST`.
 #       - Missing `libcuda.so.1`/`libcudart`/`libcudnn`: run under the NVIDIA container runtime and use a CUDA base image, or install the matching `nvidia-*-cu12` wheels.
 #       - "invalid device ordinal": start no more processes per pod than GPUs requested and select the device from LOCAL_RANK.
+#       - NVML "Driver/library version mismatch" or "Failed to initialize NVML: Unknown Error": the node's driver was upgraded or its device cgroup lost without a reboot; cordon, drain and reboot the node (platform team).
+#       - "undefined symbol: cuda..."/"nccl...": a library in the image (NCCL, cuDNN, cuBLAS wheels) is older or newer than the one PyTorch was built with; install the versions the PyTorch build pins.
 #     zh: |
 #       - "No CUDA GPUs are available" / "Found no NVIDIA driver"：确认容器申请了 `nvidia.com/gpu` 并运行在装有设备插件的 GPU 节点上；不要把 `CUDA_VISIBLE_DEVICES`/`NVIDIA_VISIBLE_DEVICES` 设为空。如果是在有 Xid 错误的节点上崩溃后出现，说明 GPU 已丢失：请隔离该节点。
 #       - "driver version is insufficient" / "forward compatibility"：使用节点驱动支持的 CUDA 运行时镜像（`nvidia-smi` 显示支持的最高 CUDA 版本），或升级节点驱动。
 #       - "no kernel image is available"：安装包含该 GPU 计算能力的 PyTorch/扩展版本（如 H100 需要 sm_90）；用 `TORCH_CUDA_ARCH_LIST` 重新编译自定义 CUDA 扩展。
 #       - 缺少 `libcuda.so.1`/`libcudart`/`libcudnn`：使用 NVIDIA 容器运行时和 CUDA 基础镜像，或安装匹配的 `nvidia-*-cu12` 包。
 #       - "invalid device ordinal"：每个 Pod 启动的进程数不要超过申请的 GPU 数，并按 LOCAL_RANK 选择设备。
+#       - NVML "Driver/library version mismatch" 或 "Failed to initialize NVML: Unknown Error"：节点驱动升级后或设备 cgroup 丢失后没有重启；请封锁、排空并重启该节点（平台团队处理）。
+#       - "undefined symbol: cuda..."/"nccl..."：镜像中的某个库（NCCL、cuDNN、cuBLAS 包）比 PyTorch 构建时使用的版本更旧或更新；安装 PyTorch 构建所固定的版本。
 #   zh:
 #     title: CUDA 运行时、驱动或设备不匹配
 #     description: |
-#       程序无法按构建方式使用 GPU：容器中看不到 GPU、驱动版本低于镜像中的 CUDA 运行时、PyTorch 版本不包含该 GPU 架构的内核、缺少 CUDA 库，或设备编号超出了 Pod 拥有的 GPU 数量。
+#       程序无法按构建方式使用 GPU：容器中看不到 GPU、驱动版本低于镜像中的 CUDA 运行时、PyTorch 版本不包含该 GPU 架构的内核、缺少 CUDA 库或库版本与代码构建时使用的不一致（未定义的 CUDA 或 NCCL 符号）、节点上 NVIDIA 内核模块与用户态库版本不同（NVML "Driver/library version mismatch"），或设备编号超出了 Pod 拥有的 GPU 数量。
 package traindoc.rules.exec.cuda_env
 
 import data.traindoc.lib.exec
@@ -35,12 +42,12 @@ import data.traindoc.lib.k8s
 
 signatures contains {
 	"id": "exec.cuda-env.no-gpu",
-	"pattern": `No CUDA GPUs are available|Found no NVIDIA driver on your system|CUDA driver initialization failed|Torch not compiled with CUDA enabled|torch\.cuda\.is_available\(\) (?:is|returned) False|no CUDA-capable device is detected|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE`,
+	"pattern": `No CUDA GPUs are available|Found no NVIDIA driver on your system|CUDA driver initialization failed|Torch not compiled with CUDA enabled|torch\.cuda\.is_available\(\) (?:is|returned) False|no CUDA-capable device is detected|cudaErrorNoDevice|CUDA_ERROR_NO_DEVICE|CUDA-capable device\(s\) is/are busy or unavailable|cudaErrorDevicesUnavailable|Unable to initialize backend 'cuda'|No visible GPU devices|NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver|Failed to initialize NVML: Unknown Error`,
 }
 
 signatures contains {
 	"id": "exec.cuda-env.driver",
-	"pattern": `CUDA driver version is insufficient for CUDA runtime version|The NVIDIA driver on your system is too old|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|cudaErrorInsufficientDriver|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|Error 80[34]:`,
+	"pattern": `CUDA driver version is insufficient for CUDA runtime version|The NVIDIA driver on your system is too old|forward compatibility was attempted on non supported HW|system has unsupported display driver / cuda driver combination|cudaErrorInsufficientDriver|CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE|Error 80[34]:|Driver/library version mismatch|NVML library version: [\d.]+|CUDA backend failed to initialize: Found CUDA version \d+, but JAX was built against`,
 }
 
 signatures contains {
@@ -50,8 +57,7 @@ signatures contains {
 
 signatures contains {
 	"id": "exec.cuda-env.library",
-	"pattern": `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so[\d.]*: cannot open shared object file`,
-	"hint": "cannot open shared object file",
+	"pattern": `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so[\d.]*: (?:cannot open shared object file|undefined symbol)|undefined symbol: (?:cuda|cu[A-Z]|nccl|cublas|cudnn|cusparse|cufft|curand|nvrtc|nvJitLink)\w*`,
 }
 
 signatures contains {
@@ -63,7 +69,7 @@ _problem := {
 	"exec.cuda-env.no-gpu": "no usable GPU or driver in the container",
 	"exec.cuda-env.driver": "the node's NVIDIA driver is too old for the CUDA runtime in the image",
 	"exec.cuda-env.arch": "the CUDA build has no kernels for this GPU architecture",
-	"exec.cuda-env.library": "a CUDA library is missing from the container",
+	"exec.cuda-env.library": "a CUDA library is missing from the container or does not match the one the code was built against",
 	"exec.cuda-env.ordinal": "a process selected a GPU index the pod does not have",
 }
 

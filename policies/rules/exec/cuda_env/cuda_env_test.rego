@@ -49,3 +49,13 @@ test_signatures if {
 	regex.match(_re("exec.cuda-env.ordinal"), "RuntimeError: CUDA error: invalid device ordinal")
 	regex.match(_re("exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
 }
+
+test_nvml_mismatch_is_the_driver if {
+	some s in cuda_env.signatures
+	s.id == "exec.cuda-env.driver"
+	regex.match(s.pattern, "Failed to initialize NVML: Driver/library version mismatch")
+	some t in cuda_env.signatures
+	t.id == "exec.cuda-env.library"
+	regex.match(t.pattern, "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")
+	not regex.match(t.pattern, "ImportError: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+}

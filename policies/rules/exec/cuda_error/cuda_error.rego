@@ -41,11 +41,11 @@ signatures contains {
 # Any "CUDA error: <text>"; the rule drops the texts other categories own.
 signatures contains {
 	"id": "exec.cuda-error.runtime",
-	"pattern": `CUDA error: [A-Za-z]|CUBLAS_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|NOT_SUPPORTED|INVALID_VALUE|NOT_INITIALIZED|ARCH_MISMATCH|MAPPING_ERROR)|CUDNN_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|MAPPING_ERROR|BAD_PARAM|NOT_SUPPORTED|ARCH_MISMATCH)|Cannot re-initialize CUDA in forked subprocess|OutOfResources: out of resource`,
+	"pattern": `CUDA error: [A-Za-z]|cuda runtime error \(\d+\) ?: [a-z]|cudaError(?:IllegalAddress|MisalignedAddress|LaunchFailure|IllegalInstruction|Assert)\b|CUDA_ERROR_(?:ILLEGAL_ADDRESS|MISALIGNED_ADDRESS|LAUNCH_FAILED|ILLEGAL_INSTRUCTION|ASSERT)\b|an illegal memory access was encountered|CUBLAS_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|NOT_SUPPORTED|INVALID_VALUE|NOT_INITIALIZED|ARCH_MISMATCH|MAPPING_ERROR)|CUDNN_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|MAPPING_ERROR|BAD_PARAM|NOT_SUPPORTED|ARCH_MISMATCH)|Cannot re-initialize CUDA in forked subprocess|OutOfResources: out of resource`,
 }
 
 # Texts that belong to cuda-oom, cuda-env or node.gpu-hardware.
-_not_mine := `out of memory|ALLOC_FAILED|no kernel image|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|GPU is lost|fallen off the bus`
+_not_mine := `out of memory|ALLOC_FAILED|no kernel image|busy or unavailable|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|GPU is lost|fallen off the bus`
 
 _errors(hs) := [e |
 	some t in exec.all_texts(hs)
@@ -59,8 +59,12 @@ _normalise(t) := "device-side assert triggered" if {
 	m := regex.find_all_string_submatch_n(`(CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+)`, t, 1)
 	count(m) > 0
 } else := trim_space(m[0][1]) if {
-	m := regex.find_all_string_submatch_n(`CUDA error: ([^.\n(]+)`, t, 1)
+	m := regex.find_all_string_submatch_n(`(?:CUDA error|cuda runtime error \(\d+\) ?): ([^.\n(]+?)(?: at /|$|\.|\()`, t, 1)
 	count(m) > 0
+} else := "an illegal memory access was encountered" if {
+	regex.match(`illegal memory access|IllegalAddress|ILLEGAL_ADDRESS`, t)
+} else := "misaligned address" if {
+	regex.match(`MisalignedAddress|MISALIGNED_ADDRESS`, t)
 } else := "CUDA used in a forked subprocess" if {
 	contains(t, "forked subprocess")
 } else := "kernel out of resources"

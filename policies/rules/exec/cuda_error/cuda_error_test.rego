@@ -50,3 +50,11 @@ test_signatures if {
 	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: misaligned address")
 	not regex.match(_re("exec.cuda-error.runtime"), "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
 }
+
+# PyTorch 0.x-1.0 reported CUDA faults as "cuda runtime error (N) : ...".
+test_old_runtime_error_wording if {
+	m := {"exec.cuda-error.runtime": {"count": 1, "firstLine": 9, "lastLine": 9, "samples": [{"line": 9, "text": "RuntimeError: cuda runtime error (74) : misaligned address at /pytorch/aten/src/THC/THCTensorCopy.cu:84"}]}}
+	pod := {"name": "w", "namespace": "ml", "phase": "Failed", "containers": [{"name": "pytorch", "restartCount": 0, "state": {"state": "terminated", "exitCode": 1}, "lastState": {}, "logs": [{"file": "f", "previous": false, "matches": m, "tail": []}]}]}
+	some f in cuda_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	f.params.error == "misaligned address"
+}

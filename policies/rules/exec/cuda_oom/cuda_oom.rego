@@ -2,8 +2,10 @@
 # title: GPU out of memory
 # description: |
 #   A training process asked for more GPU memory than was free and failed
-#   (PyTorch CUDA/HIP OutOfMemoryError, "CUDA error: out of memory", cuBLAS or
-#   cuDNN allocation failures, XLA RESOURCE_EXHAUSTED). Other ranks then
+#   (PyTorch CUDA/HIP OutOfMemoryError in its 1.x to 2.x wordings, "CUDA
+#   error: out of memory", cuBLAS or cuDNN allocation and workspace
+#   failures, NCCL failing to allocate its buffers, TensorFlow "OOM when
+#   allocating tensor", JAX/XLA RESOURCE_EXHAUSTED). Other ranks then
 #   usually time out in their next collective.
 # custom:
 #   severity: error
@@ -25,37 +27,42 @@
 #   zh:
 #     title: GPU 显存不足
 #     description: |
-#       训练进程申请的 GPU 显存超过了可用量而失败（PyTorch CUDA/HIP OutOfMemoryError、"CUDA error: out of memory"、cuBLAS 或 cuDNN 分配失败、XLA RESOURCE_EXHAUSTED）。其他 rank 通常随后会在下一次集合通信中超时。
+#       训练进程申请的 GPU 显存超过了可用量而失败（PyTorch 1.x 到 2.x 各版本措辞的 CUDA/HIP OutOfMemoryError、"CUDA error: out of memory"、cuBLAS 或 cuDNN 分配及工作区失败、NCCL 无法分配缓冲区、TensorFlow "OOM when allocating tensor"、JAX/XLA RESOURCE_EXHAUSTED）。其他 rank 通常随后会在下一次集合通信中超时。
 package traindoc.rules.exec.cuda_oom
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
-# PyTorch 1.x RuntimeError, 2.0-2.4 torch.cuda.OutOfMemoryError, 2.5+
-# torch.OutOfMemoryError; ROCm prints HIP instead of CUDA.
+# PyTorch 0.4 "cuda runtime error (2)", 1.x RuntimeError, 2.0-2.4
+# torch.cuda.OutOfMemoryError, 2.5+ torch.OutOfMemoryError; ROCm prints
+# HIP; DataParallel re-raises it as "Caught OutOfMemoryError in replica";
+# vLLM inside RL loops wraps it in a RuntimeError.
 signatures contains {
 	"id": "exec.cuda-oom.torch",
-	"pattern": `(?:CUDA|HIP) out of memory\. Tried to allocate|OutOfMemoryError: (?:CUDA|HIP) out of memory|RuntimeError: (?:CUDA|HIP) out of memory`,
+	"pattern": `(?:CUDA|HIP|XPU) out of memory\. Tried to allocate|OutOfMemoryError: (?:CUDA|HIP|XPU) out of memory|RuntimeError: (?:CUDA|HIP) out of memory|Caught OutOfMemoryError in replica \d+|cuda runtime error \(2\) ?: out of memory|CUDA out of memory occurred when`,
 	"hint": "out of memory",
 }
 
-# The CUDA runtime's own code, also as NCCL reports it.
+# The CUDA runtime's and driver's own codes, also as NCCL and TensorFlow's
+# stream executor report them.
 signatures contains {
 	"id": "exec.cuda-oom.cuda-error",
-	"pattern": `CUDA error: out of memory|Cuda failure (?:\d+ )?'out of memory'|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation`,
+	"pattern": `CUDA error: out of memory|Cuda failure (?:\d+ )?'out of memory'|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaMalloc(?:Async)?(?: retry)? failed: out of memory|NCCL WARN Failed to CUDA calloc \d+ bytes`,
 }
 
+# cuBLAS, cuDNN and friends failing to get memory for a handle or a
+# workspace; PyTorch reports a cuDNN workspace it could not allocate as
+# "Unable to find a valid cuDNN algorithm".
 signatures contains {
 	"id": "exec.cuda-oom.library",
-	"pattern": `(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CUFFT)_STATUS_ALLOC_FAILED`,
-	"hint": "_ALLOC_FAILED",
+	"pattern": `(?:CUBLAS|CUDNN|CUSOLVER|CUSPARSE|CUFFT|CURAND)_STATUS_ALLOC_FAILED|Unable to find a valid cuDNN algorithm to run convolution|CUDNN_STATUS_NOT_ENOUGH_WORKSPACE`,
 }
 
-# JAX/XLA and TensorFlow.
+# JAX/XLA and TensorFlow (TF 1.x "Resource exhausted: OOM when allocating
+# tensor", TF 2.x ResourceExhaustedError, XlaRuntimeError RESOURCE_EXHAUSTED).
 signatures contains {
 	"id": "exec.cuda-oom.xla",
-	"pattern": `RESOURCE_EXHAUSTED: Out of memory while trying to allocate|ResourceExhaustedError.*OOM when allocating|RESOURCE_EXHAUSTED: .*(?:Failed to allocate|out of memory)`,
-	"hint": "RESOURCE",
+	"pattern": `(?i:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|.*(?:Failed to allocate|[Oo]ut of memory))|OOM when allocating tensor`,
 }
 
 # vLLM/serving engines used in RL training loops.
@@ -69,14 +76,28 @@ _api := {
 	"exec.cuda-oom.torch": "PyTorch",
 	"exec.cuda-oom.cuda-error": "CUDA runtime",
 	"exec.cuda-oom.library": "cuBLAS/cuDNN allocation",
-	"exec.cuda-oom.xla": "XLA",
+	"exec.cuda-oom.xla": "XLA/TensorFlow",
 	"exec.cuda-oom.kv-cache": "inference KV cache",
+}
+
+# Host memory, not GPU memory: TensorFlow's CPU allocator and pinned host
+# buffers (a retried, usually harmless allocation).
+_host := `device:CPU|allocator cpu\b|allocator mklcpu|bytes on host|pinned host memory`
+
+_gpu_hits(pod, c) := [h |
+	some h in exec.hits(pod, c, object.keys(_api))
+	_gpu(h)
+]
+
+_gpu(h) if {
+	some s in object.get(h.m, "samples", [])
+	not regex.match(_host, s.text)
 }
 
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, object.keys(_api))
+	hs := _gpu_hits(pod, c)
 	count(hs) > 0
 	f := {
 		"subject": exec.hit_subject(pod, c, hs[0]),

@@ -66,3 +66,21 @@ test_signatures_match_real_lines if {
 	not regex.match(_sig("exec.cuda-oom.torch").pattern, "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True set by environment")
 	not regex.match(_sig("exec.cuda-oom.cuda-error").pattern, "[WARNING] [stage3.py:1850:step] 1 pytorch allocator cache flushes since last step. this happens when there is high memory pressure")
 }
+
+# TensorFlow's CPU allocator and pinned host buffers are host memory.
+test_not_on_host_allocations if {
+	for_cpu := {"exec.cuda-oom.xla": {"count": 1, "firstLine": 9, "lastLine": 9, "samples": [{"line": 9, "text": "W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : Resource exhausted: OOM when allocating tensor with shape[1,559,512,3] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"}]}}
+	pod := {"name": "w", "namespace": "ml", "phase": "Failed", "containers": [{"name": "tensorflow", "restartCount": 0, "state": {"state": "terminated", "exitCode": 1}, "lastState": {}, "logs": [{"file": "f", "previous": false, "matches": for_cpu, "tail": []}]}]}
+	count(cuda_oom.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_signature_family if {
+	some s in cuda_oom.signatures
+	s.id == "exec.cuda-oom.xla"
+	regex.match(s.pattern, "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.")
+	regex.match(s.pattern, "RuntimeError: Resource exhausted: Out of memory while trying to allocate 12582912 bytes.")
+	some t in cuda_oom.signatures
+	t.id == "exec.cuda-oom.torch"
+	regex.match(t.pattern, "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510")
+	regex.match(t.pattern, "RuntimeError: Caught OutOfMemoryError in replica 0 on device 0.")
+}

@@ -3,9 +3,10 @@
 # description: |
 #   A write failed because a filesystem (not /dev/shm) ran out of space or
 #   quota: "No space left on device" (ENOSPC, Errno 28), "Disk quota
-#   exceeded", or torch.save failing with "file write failed". Usually
-#   checkpoints, caches or logs filling a PVC, the container's ephemeral
-#   storage or the node disk.
+#   exceeded", or torch.save failing with "file write failed". Whether a
+#   bare "[Errno 28]" is a disk or /dev/shm is decided from the path, the
+#   call that failed and the pod's df output. Usually checkpoints, caches or
+#   logs filling a PVC, the container's ephemeral storage or the node disk.
 # custom:
 #   severity: error
 #   owner: user
@@ -26,55 +27,81 @@
 #   zh:
 #     title: 磁盘已满
 #     description: |
-#       因文件系统（不是 /dev/shm）空间或配额耗尽而写入失败："No space left on device"（ENOSPC、Errno 28）、"Disk quota exceeded"，或 torch.save 报 "file write failed"。通常是检查点、缓存或日志写满了 PVC、容器临时存储或节点磁盘。
+#       因文件系统（不是 /dev/shm）空间或配额耗尽而写入失败："No space left on device"（ENOSPC、Errno 28）、"Disk quota exceeded"，或 torch.save 报 "file write failed"。不带路径的 "[Errno 28]" 是磁盘还是 /dev/shm，由路径、失败的调用和 Pod 的 df 输出判断。通常是检查点、缓存或日志写满了 PVC、容器临时存储或节点磁盘。
 package traindoc.rules.exec.disk_full
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.python
+import data.traindoc.lib.resources
 
+# torch.save's zip writer failing mid-file: the disk filled up under it
+# (the ENOSPC itself is swallowed by the C++ writer).
 signatures contains {
-	"id": "exec.disk-full",
-	"pattern": `No space left on device|ENOSPC|\[Errno 28\]|Disk quota exceeded|\[Errno 122\]|PytorchStreamWriter failed writing file|unexpected pos \d+ vs \d+`,
+	"id": "exec.disk-full.torch-save",
+	"pattern": `PytorchStreamWriter failed writing file .*file write failed|unexpected pos \d+ vs \d+`,
 }
 
-# Shared memory belongs to exec.shm-exhausted.
-_shm := `/dev/shm|</torch_|torch_\d+_\d+|nccl-|shared memory|posix_fallocate|unable to write to file <`
+_ids := {"exec.enospc", "exec.disk-full.torch-save"}
 
-_texts(h) := [s.text | some s in object.get(h.m, "samples", []); not regex.match(_shm, s.text)]
-
-_path(t) := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`(?:No space left on device|Disk quota exceeded): '([^']+)'`, t, 1)
-	count(m) > 0
-} else := ""
+# The decisive samples that are not about /dev/shm, as [hit, sample].
+_disk(pod, c) := [[h, s] |
+	some h in python.decisive_hits(pod, c, exec.hits(pod, c, _ids))
+	some s in h.m.samples
+	not resources.enospc_on_shm(pod, s)
+]
 
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := [h | some h in exec.hits(pod, c, {"exec.disk-full"}); count(_texts(h)) > 0]
-	count(hs) > 0
-	t := _texts(hs[0])[0]
+	ds := _disk(pod, c)
+	count(ds) > 0
+	first := ds[0]
+	path := _dir(resources.enospc_path(pod, first[1]))
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"path": _dir(_path(t))},
-		"evidence": [exec.sample_evidence(pod, c, h.log, h.m, s) |
-			some h in hs
-			some s in h.m.samples
-			not regex.match(_shm, s.text)
-		],
-		"time": exec.hit_time(c, hs[0]),
+		"params": {"path": path},
+		"evidence": array.slice(
+			array.concat(
+				[exec.sample_evidence(pod, c, x[0].log, x[0].m, x[1]) | some x in ds],
+				resources.df_evidence(pod, _mount(pod, path)),
+			),
+			0, 4,
+		),
+		"time": exec.hit_time(c, first[0]),
 	}
 }
 
-# The directory of the file, so that ranks writing different files merge.
+_mount(pod, path) := m if {
+	some m in resources.full_mounts(pod)
+	m != "/dev/shm"
+	startswith(path, m)
+} else := "-"
+
+# The directory of the file, so that ranks writing different files merge;
+# a mount point from df is kept as it is.
 _dir("") := ""
+
+_dir(p) := p if {
+	p != ""
+	some m in resources.full_mounts(input.pods[_])
+	p == m
+}
 
 _dir(p) := concat("/", array.slice(parts, 0, count(parts) - 1)) if {
 	p != ""
+	not _is_mount(p)
 	parts := split(p, "/")
 	count(parts) > 2
 }
 
 _dir(p) := p if {
 	p != ""
+	not _is_mount(p)
 	count(split(p, "/")) <= 2
+}
+
+_is_mount(p) if {
+	some pod in input.pods
+	p in resources.full_mounts(pod)
 }

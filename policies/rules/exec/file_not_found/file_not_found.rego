@@ -4,7 +4,10 @@
 #   The program opened a data, model, tokenizer, script or checkpoint path
 #   that does not exist in the container (FileNotFoundError, "No such file or
 #   directory", Hugging Face "does not appear to have a file named" or "Can't
-#   load ... is not a local folder", a repository that is not found).
+#   load ... is not a local folder", a repository or dataset file that is
+#   not found, or another exception wrapping it: "ValueError: File ... not
+#   found", "Can't find file ..."). A missing file the program handles (an
+#   optional cache it then recreates) is not reported.
 # custom:
 #   severity: error
 #   owner: user
@@ -25,11 +28,12 @@
 #   zh:
 #     title: 文件或路径不存在
 #     description: |
-#       程序打开的数据、模型、分词器、脚本或检查点路径在容器中不存在（FileNotFoundError、"No such file or directory"、Hugging Face "does not appear to have a file named" 或 "Can't load ... is not a local folder"、找不到仓库）。
+#       程序打开的数据、模型、分词器、脚本或检查点路径在容器中不存在（FileNotFoundError、"No such file or directory"、Hugging Face "does not appear to have a file named" 或 "Can't load ... is not a local folder"、找不到仓库或数据集文件，或者由其他异常包装："ValueError: File ... not found"、"Can't find file ..."）。程序自行处理的缺失文件（之后会重新创建的可选缓存）不会报告。
 package traindoc.rules.exec.file_not_found
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.python
 
 signatures contains {
 	"id": "exec.file-not-found.python",
@@ -39,7 +43,15 @@ signatures contains {
 # Hugging Face hub and datasets.
 signatures contains {
 	"id": "exec.file-not-found.hf",
-	"pattern": `does not appear to have a file named|Can't load \w[\w ]* for '[^']+'|is not a local folder and is not a valid model identifier|RepositoryNotFoundError|EntryNotFoundError|Couldn't find a dataset script|couldn't find it in the cached files`,
+	"pattern": `does not appear to have a file named|Can't load \w[\w ]* for '[^']+'|is not a local folder and is not a valid model identifier|RepositoryNotFoundError|EntryNotFoundError|Couldn't find a dataset script|Couldn't find any data file at|couldn't find it in the cached files|Unable to find '[^']+'(?: with any supported extension)?|DatasetNotFoundError`,
+}
+
+# Another exception that says a file, path or checkpoint is missing
+# ("ValueError: File /data/x.json not found", "Exception: Can't find file
+# ...", "RuntimeError: checkpoint directory ... does not exist").
+signatures contains {
+	"id": "exec.file-not-found.wrapped",
+	"pattern": `(?:Error|Exception): [^\n]*?\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Dd]ir|[Cc]heckpoint|[Dd]ataset|[Tt]okenizer|[Ww]eights?)\b[^\n]*?(?:not found|does not exist|doesn't exist|could not be found|cannot be found|was not found)|(?:Error|Exception): (?:Can't|Cannot|Could not|Couldn't|Unable to) (?:find|locate|open) (?:the |any )?(?:file|path|directory|checkpoint|dataset)`,
 }
 
 # Plain "No such file or directory" from shells and tools: only counts at the
@@ -50,7 +62,7 @@ signatures contains {
 	"hint": "No such file or directory",
 }
 
-_not_mine := `cannot open shared object file|/dev/shm|Gated|gated|401 Client Error|403 Client Error`
+_not_mine := `cannot open shared object file|/dev/shm|Gated|gated|401 Client Error|403 Client Error|Permission denied|KeyError: |ImportError|ModuleNotFoundError|not found in your environment`
 
 _path(t) := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`No such file or directory: '([^']+)'`, t, 1)
@@ -62,20 +74,32 @@ _path(t) := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`(\S+) does not appear to have a file named ([\w.\-]+[\w])`, t, 1)
 	count(m) > 0
 } else := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`(?:Can't load \w[\w ]* for|dataset script at|is not the path to a directory containing a file named) '?([^'\s]+)`, t, 1)
+	m := regex.find_all_string_submatch_n(`(?:Can't load \w[\w ]* for|dataset script at|any data file at|is not the path to a directory containing a file named|Unable to find) '?([^'\s]+?)'?(?:\.\s|\.?$|\s)`, t, 1)
+	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`File b?'([^']+)' does not exist`, t, 1)
 	count(m) > 0
 } else := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`([/~][\w.\-/]+): No such file or directory`, t, 1)
 	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`['"]?((?:/|\./|~/)[\w.\-/]*[\w])['"]?`, t, 1)
+	count(m) > 0
 } else := "?"
+
+_ids := {"exec.file-not-found.python", "exec.file-not-found.hf", "exec.file-not-found.wrapped"}
+
+# Only the failure itself counts, not a missing optional file the program
+# handled (see python.decisive).
+_hits(pod, c) := [h |
+	some h in python.decisive_hits(pod, c, exec.hits(pod, c, _ids))
+	not regex.match(_not_mine, exec.sample_text(h))
+]
 
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := [h |
-		some h in exec.hits(pod, c, {"exec.file-not-found.python", "exec.file-not-found.hf"})
-		not regex.match(_not_mine, exec.sample_text(h))
-	]
+	hs := _hits(pod, c)
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),

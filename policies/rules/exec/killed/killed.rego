@@ -2,7 +2,8 @@
 # title: Killed from outside (SIGKILL or SIGTERM, not memory)
 # description: |
 #   The container or its training process was stopped by a signal it did not
-#   raise itself: exit 137 without OOMKilled, exit 143 (SIGTERM), a liveness
+#   raise itself: exit 137 without any sign of an OOM kill (no OOMKilled
+#   reason, no OOM event on the node, no kernel OOM line), exit 143 (SIGTERM), a liveness
 #   probe that failed and restarted the container, or torchrun receiving a
 #   death signal. Usually this is a consequence (the job was torn down after
 #   another replica failed, the pod was deleted or preempted); a liveness
@@ -28,17 +29,17 @@
 #   zh:
 #     title: 被外部信号终止（SIGKILL 或 SIGTERM，非内存原因）
 #     description: |
-#       容器或其训练进程被非自身产生的信号终止：退出码 137 但原因不是 OOMKilled、退出码 143（SIGTERM）、存活探针失败导致容器重启，或 torchrun 收到终止信号。通常这是后果（其他副本失败后作业被销毁、Pod 被删除或抢占）；存活探针导致的终止本身就是原因。
+#       容器或其训练进程被非自身产生的信号终止：退出码 137 且没有任何 OOM 迹象（原因不是 OOMKilled，节点上没有 OOM 事件，也没有内核 OOM 日志）、退出码 143（SIGTERM）、存活探针失败导致容器重启，或 torchrun 收到终止信号。通常这是后果（其他副本失败后作业被销毁、Pod 被删除或抢占）；存活探针导致的终止本身就是原因。
 package traindoc.rules.exec.killed
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.resources
 
 # torchrun's agent receiving a signal (PyTorch 1.9 to 2.x wordings).
 signatures contains {
 	"id": "exec.killed.launcher-signal",
-	"pattern": `SignalException: Process \d+ got signal: (?:15|1|2)\b|Received (?:Signals\.)?(?:SIGTERM|SIGHUP|SIGINT|15|1|2) death signal, shutting down workers`,
-	"hint": "signal",
+	"pattern": `SignalException: Process \d+ got signal: (?:15|1|2)\b|Received (?:Signals\.)?(?:SIGTERM|SIGHUP|SIGINT|15|1|2) death signal, shutting down workers|Main process received SIG(?:TERM|INT|HUP), exiting|exited on signal 15 \(Terminated\)|DataLoader worker \(pids?\(?s?\)?[\d, ]+\) is killed by signal: Terminated`,
 }
 
 _exit_how := {
@@ -55,8 +56,10 @@ findings contains f if {
 	s := c[which]
 	s.state == "terminated"
 	object.get(s, "reason", "") != "OOMKilled"
-	how := _exit_how[k8s.exit_code(s)]
+	code := k8s.exit_code(s)
+	how := _exit_how[code]
 	not _liveness_killed(pod, c)
+	not _host_oom(pod, c, code)
 	f := {
 		"subject": exec.subject(pod, c),
 		"params": {"how": how},
@@ -97,6 +100,11 @@ findings contains f if {
 		"time": exec.hit_time(c, hs[0]),
 	}
 }
+
+# A SIGKILL the kernel's OOM killer sent is exec.oom-killed: the status
+# says "Error" when the victim was not the container's first process, but
+# node events, the pod's kernel log or cgroup counters tell.
+_host_oom(pod, c, 137) if resources.host_oom(pod, c)
 
 _exit_signalled(c) if {
 	some which in ["state", "lastState"]

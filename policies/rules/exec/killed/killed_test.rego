@@ -49,3 +49,24 @@ test_not_on_torchrun_closing_signal if {
 	regex.match(s.pattern, "torch.distributed.elastic.multiprocessing.api.SignalException: Process 1 got signal: 15")
 	regex.match(s.pattern, "[2024-01-01 10:00:00,000] torch.distributed.elastic.agent.server.api: [INFO] Received Signals.SIGTERM death signal, shutting down workers")
 }
+
+# A SIGKILL the node's OOM killer sent is exec.oom-killed, not a kill from
+# outside.
+test_not_on_137_with_node_oom_event if {
+	pod := object.union(_pod({"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}, {}), {"nodeName": "gpu-node-3"})
+	ev := {
+		"type": "Warning", "reason": "OOMKilling", "count": 1,
+		"message": "Memory cgroup out of memory: Killed process 31337 (python) total-vm:9kB, anon-rss:8kB, file-rss:0kB, shmem-rss:0kB",
+		"object": {"kind": "Node", "name": "gpu-node-3"},
+		"firstTime": "2026-03-01T09:59:59Z", "lastTime": "2026-03-01T09:59:59Z",
+	}
+	count(killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": [ev]}
+}
+
+# Without any OOM evidence, exit 137 is a kill from outside.
+test_fires_on_137_without_oom_evidence if {
+	pod := object.union(_pod({"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}, {}), {"nodeName": "gpu-node-3"})
+	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	some f in fs
+	f.params.how == "exit code 137 (SIGKILL) without OOMKilled"
+}

@@ -3,8 +3,11 @@
 # description: |
 #   The program imported a module the image does not have
 #   (ModuleNotFoundError, ImportError: cannot import name, a missing system
-#   library such as libGL), or a package version does not provide what the
-#   code expects. The image and the code disagree.
+#   library such as libGL), a package version does not provide what the
+#   code expects, a compiled extension was built against another PyTorch
+#   ("undefined symbol"), or the command itself is missing ("command not
+#   found", exit code 127). The image and the code disagree. (An undefined
+#   CUDA or NCCL symbol is a CUDA library mismatch: exec.cuda-env.)
 # custom:
 #   severity: error
 #   owner: user
@@ -27,26 +30,31 @@
 #   zh:
 #     title: 缺少 Python 模块或包
 #     description: |
-#       程序导入了镜像中没有的模块（ModuleNotFoundError、ImportError: cannot import name、缺少 libGL 等系统库），或包版本不提供代码需要的内容。镜像与代码不一致。
+#       程序导入了镜像中没有的模块（ModuleNotFoundError、ImportError: cannot import name、缺少 libGL 等系统库），包版本不提供代码需要的内容，编译扩展是针对另一个 PyTorch 版本构建的（"undefined symbol"），或者命令本身不存在（"command not found"、退出码 127）。镜像与代码不一致。（未定义的 CUDA 或 NCCL 符号属于 CUDA 库版本不匹配：exec.cuda-env。）
 package traindoc.rules.exec.missing_module
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.python
 
+# Python 2/3 ModuleNotFoundError and ImportError wordings, transformers'
+# "requires the following packages", and a compiled extension whose
+# symbols do not match the installed PyTorch ("undefined symbol", printed
+# on its own line when transformers re-raises it).
 signatures contains {
 	"id": "exec.missing-module.import",
-	"pattern": `No module named|ImportError: cannot import name|requires the following packages that were not found in your environment|(?:ImportError|OSError): .*(?:undefined symbol: |cannot open shared object file)|ImportError: .*(?:requires|pip install)`,
+	"pattern": `No module named|ImportError: cannot import name|cannot import name '[\w.]+' from '[\w.]+'|requires the following packages that were not found in your environment|(?:ImportError|OSError): .*(?:undefined symbol: |cannot open shared object file)|\.so[\w.\-]*: undefined symbol: |ImportError: .*(?:requires|pip install)`,
 }
 
-# A command missing from the image ("bash: torchrun: command not found").
+# A command missing from the image ("bash: torchrun: command not found",
+# dash's "sh: 1: torchrun: not found", a Chinese locale's 未找到命令).
 signatures contains {
 	"id": "exec.missing-module.command",
-	"pattern": `: command not found|executable file not found in \$PATH|: not found$`,
-	"hint": "found",
+	"pattern": `: command not found|executable file not found in \$PATH|: not found$|[:：] ?未找到命令`,
 }
 
-# CUDA libraries belong to exec.cuda-env.
-_cuda_lib := `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so`
+# CUDA libraries and symbols belong to exec.cuda-env.
+_cuda_lib := `(?:libcuda|libcudart|libcudnn\w*|libcublas\w*|libnccl|libnvrtc|libcufft|libcurand|libcusparse|libcusolver|libnvJitLink|libnvidia-ml)\.so|undefined symbol: (?:cuda|cu[A-Z]|nccl|cublas|cudnn|cusparse|cufft|curand|nvrtc|nvJitLink)\w*`
 
 _module(t) := _top(m[0][1]) if {
 	m := regex.find_all_string_submatch_n(`No module named '?([\w.\-]+)`, t, 1)
@@ -64,7 +72,7 @@ _module(t) := _top(m[0][1]) if {
 	m := regex.find_all_string_submatch_n(`(\S+\.so[\d.]*): cannot open shared object file`, t, 1)
 	count(m) > 0
 } else := sprintf("command %s", [m[0][1]]) if {
-	m := regex.find_all_string_submatch_n(`(?:^|\s)([\w.\-/]+): (?:command )?not found`, t, 1)
+	m := regex.find_all_string_submatch_n(`(?:^|\s)([\w.\-/]+)[:：] ?(?:command )?(?:not found|未找到命令)`, t, 1)
 	count(m) > 0
 } else := sprintf("command %s", [m[0][1]]) if {
 	m := regex.find_all_string_submatch_n(`exec: "?([^"\s]+)"?: executable file not found`, t, 1)
@@ -75,14 +83,18 @@ _top(dotted) := split(dotted, ".")[0]
 
 _base(path) := parts[count(parts) - 1] if parts := split(path, "/")
 
+# An optional import that fails and is handled prints the same words
+# ("No module named 'apex', using torch AMP"): only the failure itself
+# counts (see python.decisive).
+_hits(pod, c) := [h |
+	some h in python.decisive_hits(pod, c, exec.hits(pod, c, {"exec.missing-module.import", "exec.missing-module.command"}))
+	not regex.match(_cuda_lib, exec.sample_text(h))
+]
+
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := [h |
-		some h in exec.hits(pod, c, {"exec.missing-module.import", "exec.missing-module.command"})
-		not regex.match(_cuda_lib, exec.sample_text(h))
-		_counts(pod, c, h)
-	]
+	hs := _hits(pod, c)
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
@@ -92,10 +104,20 @@ findings contains f if {
 	}
 }
 
-# An optional import that fails and is handled prints the same words; it
-# counts when the container failed, or it is the log's final exception.
-_counts(pod, c, h) if exec.failed_container(pod, c)
-
-_counts(_, _, h) if input.phase == "Failed"
-
-_counts(_, _, h) if contains(object.get(h.log, "exception", ""), "No module named")
+# Exit code 127 is a shell's "command not found", even when the log is
+# empty (the container's command itself does not exist in the image).
+findings contains f if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	count(_hits(pod, c)) == 0
+	not exec.specific_hit(pod, c)
+	which := [w | some w in ["state", "lastState"]; c[w].state == "terminated"; k8s.exit_code(c[w]) == 127][0]
+	s := c[which]
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"module": "the container's command (exit code 127: command not found)"},
+		"evidence": [k8s.state_evidence(pod, c, which, s)],
+		"time": exec.state_time(c, s),
+	}
+}

@@ -57,3 +57,25 @@ test_signatures if {
 	regex.match(_re("exec.missing-module.command"), "bash: line 1: torchrun: command not found")
 	not regex.match(_re("exec.missing-module.import"), "Requirement already satisfied: transformers==4.40.1 in /usr/local/lib/python3.10/dist-packages")
 }
+
+# Exit code 127 is the shell's "command not found", even with an empty log:
+# one finding, whether the instance is the current or the previous one.
+test_fires_on_exit_127 if {
+	st := {"state": "terminated", "reason": "Error", "exitCode": 127, "finishedAt": "2026-03-01T10:00:00Z"}
+	pod := object.union(_pod(st, {}, {}), {"containers": [{"name": "main", "restartCount": 3, "state": st, "lastState": st, "logs": []}]})
+	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	contains(f.params.module, "exit code 127")
+}
+
+# An extension built against another PyTorch is a broken Python
+# environment (missing-module); an undefined CUDA or NCCL symbol is a CUDA
+# library mismatch and belongs to exec.cuda-env.
+test_undefined_symbol_split if {
+	ext := _pod(_failed, {"exec.missing-module.import": _m("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")}, {})
+	some f in missing_module.findings with input as {"phase": "Failed", "pods": [ext]}
+	f.params.module == "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so (undefined symbol)"
+	nccl := _pod(_failed, {"exec.missing-module.import": _m("ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")}, {})
+	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [nccl]}
+}

@@ -3,7 +3,11 @@
 # description: |
 #   The kernel OOM killer (or Ray's memory monitor) killed a process because
 #   the container or node ran out of host RAM: the container was terminated
-#   with reason OOMKilled, a torchrun child died of SIGKILL, a DataLoader
+#   with reason OOMKilled; or it ended badly (often exit 137 with reason
+#   Error, when a child process and not the container's first process was
+#   the victim) while the node reported an OOM kill (node-problem-detector's
+#   OOMKilling, the kubelet's SystemOOM), a dmesg dump or cgroup counter in
+#   the pod shows one, a torchrun child died of SIGKILL, a DataLoader
 #   worker was "killed by signal: Killed", or Ray reported the node running
 #   low on memory.
 # custom:
@@ -19,40 +23,27 @@
 #       - With DeepSpeed/FSDP CPU offload or large checkpoints, size host memory for the offloaded state plus one full checkpoint copy per rank.
 #       - On Ray, give tasks and actors a `memory=` resource so the scheduler does not pack too many on one node; see the raylet log for the killed worker.
 #       - Confirm with `kubectl describe pod` (Last State: OOMKilled) or the node's kernel log (`Out of memory: Killed process`).
+#       - If the node itself ran out of memory (OOMKilling or SystemOOM events on the node, exit 137 with reason Error), its pods' requests were below their use: set the memory request equal to the limit (Guaranteed QoS) for training pods, and keep other memory-hungry pods off training nodes.
 #     zh: |
 #       - 提高容器的内存 request 和 limit，或减少每个 Pod 的进程数。
 #       - 降低 DataLoader 的 `num_workers` 和 `prefetch_factor`；不要在每个 rank 的内存里加载整个数据集（使用内存映射或流式数据集）。
 #       - 使用 DeepSpeed/FSDP CPU offload 或保存大检查点时，主机内存要容纳卸载的状态和每个 rank 的一份完整检查点。
 #       - 在 Ray 上为任务和 actor 声明 `memory=` 资源，避免调度器在一个节点上放置过多任务；查看 raylet 日志了解被杀的 worker。
 #       - 用 `kubectl describe pod`（Last State: OOMKilled）或节点内核日志（`Out of memory: Killed process`）确认。
+#       - 如果是节点本身内存耗尽（节点上有 OOMKilling 或 SystemOOM 事件，退出码 137、原因 Error），说明 Pod 的 request 低于实际用量：训练 Pod 的内存 request 应等于 limit（Guaranteed QoS），并让其他耗内存的 Pod 远离训练节点。
 #   zh:
 #     title: 因主机内存超限被杀死
 #     description: |
-#       内核 OOM killer（或 Ray 的内存监控）因容器或节点主机内存耗尽而杀死了进程：容器以 OOMKilled 原因终止、torchrun 子进程死于 SIGKILL、DataLoader worker "killed by signal: Killed"，或 Ray 报告节点内存不足。
+#       内核 OOM killer（或 Ray 的内存监控）因容器或节点主机内存耗尽而杀死了进程：容器以 OOMKilled 原因终止；或者容器异常结束（被杀的是子进程而不是容器的第一个进程时，常见为退出码 137、原因 Error），同时节点报告了 OOM 终止（node-problem-detector 的 OOMKilling、kubelet 的 SystemOOM），或 Pod 中采集的 dmesg 或 cgroup 计数显示了 OOM；也包括 torchrun 子进程死于 SIGKILL、DataLoader worker "killed by signal: Killed"，或 Ray 报告节点内存不足。
 package traindoc.rules.exec.oom_killed
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.resources
 
-signatures contains {
-	"id": "exec.oom-killed.dataloader",
-	"pattern": `DataLoader worker \(pid\(?s?\)?[\d, ]+\) is killed by signal: Killed`,
-	"hint": "is killed by signal: Killed",
-}
-
-# Ray's memory monitor and its periodic summary. (Not the worker-death
-# message that lists the OOM killer as one possible cause among others.)
-signatures contains {
-	"id": "exec.oom-killed.ray",
-	"pattern": `ray\.exceptions\.OutOfMemoryError|RayTaskError\(OutOfMemoryError\)|Task was killed due to the node running low on memory|[1-9]\d* Workers \(tasks / actors\) killed due to memory pressure \(OOM\)`,
-}
-
-# Kernel log lines, when a dmesg dump or a sidecar ends up in the logs.
-signatures contains {
-	"id": "exec.oom-killed.kernel",
-	"pattern": `Out of memory: Kill(?:ed)? process \d+|Memory cgroup out of memory: Kill(?:ed)? process|oom-kill:constraint=`,
-	"hint": "process",
-}
+# The kernel, Ray and DataLoader signatures live in lib/resources, which
+# exec.killed also reads (a kill for memory is never reported as a kill
+# from outside).
 
 # A shell reporting its child was SIGKILLed ("bash: line 1:  25 Killed  python ...").
 signatures contains {
@@ -61,31 +52,81 @@ signatures contains {
 	"hint": "Killed",
 }
 
+# DeepSpeed's runner reporting a rank SIGKILLed ("... exits with return
+# code = -9").
+signatures contains {
+	"id": "launcher.deepspeed-sigkill",
+	"pattern": `exits with return code = -9\b`,
+	"hint": "exits with return code = -9",
+}
+
 _limit(c) := object.get(c, ["limits", "memory"], "not set")
-
-_oom_state(c) := c.state if c.state.reason == "OOMKilled"
-
-else := c.lastState if c.lastState.reason == "OOMKilled"
 
 # Candidates per container, by strength: the kubelet's own verdict first.
 _cand contains x if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	s := _oom_state(c)
+	s := resources.oom_state(c)
 	which := {true: "state", false: "lastState"}[s == c.state]
 	x := {
 		"pod": pod, "c": c, "prio": 1,
 		"how": "the container hit its memory limit (reason OOMKilled)",
 		"evidence": array.concat(
 			[k8s.state_evidence(pod, c, which, s)],
-			exec.evidence(pod, c, exec.hits(pod, c, _log_ids)),
+			exec.evidence(pod, c, exec.hits(pod, c, resources.log_oom_ids)),
 		),
 		"time": exec.state_time(c, s),
 	}
 }
 
-_log_ids := {"exec.oom-killed.kernel", "exec.oom-killed.ray", "exec.oom-killed.dataloader"}
+# The node (or the kubelet) reported an OOM kill right when the container
+# ended badly: the container's status often says only "Error" (exit 137
+# or, under a launcher, 1) because the victim was a child process.
+_cand contains x if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	not resources.oom_state(c)
+	evs := resources.event_oom(pod, c)
+	count(evs) > 0
+	s := resources.terminations(c)[0]
+	x := {
+		"pod": pod, "c": c, "prio": 2,
+		"how": "the node's kernel OOM killer killed a process of the container",
+		"evidence": array.concat([k8s.event_evidence(e) | some e in evs], [_term_evidence(pod, c, s)]),
+		"time": min({k8s.event_time(e) | some e in evs}),
+	}
+}
+
+# A dmesg dump or cgroup counter collected from the pod shows the kill.
+_cand contains x if {
+	input.phase != "Succeeded"
+	some pod in input.pods
+	some c in k8s.containers(pod)
+	not resources.oom_state(c)
+	count(resources.terminations(c)) > 0
+	lines := resources.exec_oom(pod)
+	count(lines) > 0
+	x := {
+		"pod": pod, "c": c, "prio": 3,
+		"how": "the kernel OOM killer killed a process (kernel log or cgroup counters in the pod)",
+		"evidence": [{
+			"kind": "exec",
+			"source": sprintf("pod %s %s", [pod.name, l[0].name]),
+			"object": k8s.pod_ref(pod),
+			"file": l[0].file,
+			"text": l[1],
+		} |
+			some l in lines
+		],
+		"time": exec.state_time(c, resources.terminations(c)[0]),
+	}
+}
+
+_term_evidence(pod, c, s) := k8s.state_evidence(pod, c, "state", s) if s == c.state
+
+else := k8s.state_evidence(pod, c, "lastState", s)
 
 _how := {
 	"exec.oom-killed.kernel": "the kernel OOM killer killed a process",
@@ -93,6 +134,7 @@ _how := {
 	"exec.oom-killed.dataloader": "a DataLoader worker was killed (SIGKILL)",
 	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)",
 	"launcher.shell-killed": "the shell reported its child Killed (SIGKILL)",
+	"launcher.deepspeed-sigkill": "a training process died of SIGKILL (DeepSpeed launcher return code -9)",
 }
 
 _prio := {
@@ -101,12 +143,13 @@ _prio := {
 	"exec.oom-killed.dataloader": 4,
 	"launcher.sigkill": 5,
 	"launcher.shell-killed": 6,
+	"launcher.deepspeed-sigkill": 5,
 }
 
 _cand contains x if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	not _oom_state(c)
+	not resources.oom_state(c)
 	hs := exec.hits(pod, c, object.keys(_prio))
 	count(hs) > 0
 	best := sort([[_prio[h.id], i] | some i, h in hs])[0]
@@ -140,6 +183,15 @@ _stronger(x) if {
 	y.pod.name == x.pod.name
 	y.c.name == x.c.name
 	y.prio < x.prio
+}
+
+# Two candidates of equal strength: keep one.
+_stronger(x) if {
+	some y in _cand
+	y.pod.name == x.pod.name
+	y.c.name == x.c.name
+	y.prio == x.prio
+	y.how < x.how
 }
 
 _weak_explained(x) if {

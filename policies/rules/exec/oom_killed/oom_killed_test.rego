@@ -53,7 +53,7 @@ _launcher_re := s.pattern if {
 }
 
 _re(id) := s.pattern if {
-	some s in oom_killed.signatures
+	some s in array.concat([x | some x in oom_killed.signatures], [x | some x in data.traindoc.lib.resources.signatures])
 	s.id == id
 }
 
@@ -70,4 +70,51 @@ test_signatures if {
 	not regex.match(_re("exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
 	regex.match(_re("exec.oom-killed.kernel"), "[12345.678] Memory cgroup out of memory: Killed process 4242 (python) total-vm:123kB")
 	regex.match(_re("launcher.shell-killed"), "/bin/bash: line 1:    25 Killed                  python train.py --epochs 3")
+}
+
+_node_event(reason, msg, t) := {
+	"type": "Warning", "reason": reason, "message": msg, "count": 1,
+	"object": {"kind": "Node", "name": "gpu-node-3"},
+	"firstTime": t, "lastTime": t,
+}
+
+_error137 := {"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}
+
+# The kernel killed a child process (not PID 1): the status says Error,
+# the node's OOMKilling event says why.
+test_fires_on_node_oomkilling_event if {
+	pod := object.union(_pod(_error137, {}), {"nodeName": "gpu-node-3", "uid": "5f0e7a52-0000-4000-8000-000000000002"})
+	ev := _node_event("OOMKilling", "Memory cgroup out of memory: Killed process 31337 (pt_main_thread) total-vm:92341232kB, anon-rss:65012340kB, file-rss:0kB, shmem-rss:0kB, UID:0 pgtables:130000kB oom_score_adj:-997", "2026-03-01T09:59:58Z")
+	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod], "events": [ev]}
+	count(fs) == 1
+	some f in fs
+	f.time == "2026-03-01T09:59:58Z"
+	f.params.how == "the node's kernel OOM killer killed a process of the container"
+}
+
+# An OOM kill on the node an hour earlier, or of another pod's cgroup, is
+# not this container's.
+test_not_on_unrelated_node_oom if {
+	pod := object.union(_pod(_error137, {}), {"nodeName": "gpu-node-3", "uid": "5f0e7a52-0000-4000-8000-000000000002"})
+	early := _node_event("OOMKilling", "Memory cgroup out of memory: Killed process 1 (python) total-vm:1kB", "2026-03-01T08:50:00Z")
+	other := _node_event("OOMKilling", "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=x,mems_allowed=0-1,oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_1111_2222_3333_444455556666.slice,task=python,pid=9,uid=0", "2026-03-01T09:59:00Z")
+	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": [early, other]}
+}
+
+test_fires_on_dmesg_in_pod if {
+	st := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+	pod := object.union(_pod(st, {}), {"exec": {"other": [{"name": "dmesg.txt", "file": "exec/bert-master-0/dmesg.txt", "text": "[1.0] boot\n[88412.1] Memory cgroup out of memory: Killed process 4242 (python3) total-vm:123kB, anon-rss:99kB\n"}]}})
+	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 1
+}
+
+test_fires_on_cgroup_counter if {
+	pod := object.union(_pod(_error137, {}), {"exec": {"other": [{"name": "memory-events.txt", "file": "exec/bert-master-0/memory-events.txt", "text": "low 0\nhigh 0\nmax 1822\noom 3\noom_kill 1\n"}]}})
+	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	count(fs) == 1
+}
+
+test_not_on_zero_cgroup_counter if {
+	pod := object.union(_pod(_error137, {}), {"exec": {"other": [{"name": "memory-events.txt", "file": "exec/bert-master-0/memory-events.txt", "text": "oom 0\noom_kill 0\n"}]}})
+	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }

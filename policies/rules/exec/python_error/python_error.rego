@@ -29,24 +29,13 @@ package traindoc.rules.exec.python_error
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.python
 
-# The exception of a log: its last traceback unless that is a launcher's
-# wrapper (ChildFailedError, SignalException, ...), else the last rank
-# exception line the scanner sampled.
+# The exception of a log (see python.exception): the rank's own when the
+# last traceback is a launcher's wrapper.
 _exception(lf) := e if {
-	e := object.get(lf, "exception", "")
+	e := python.exception(lf)
 	e != ""
-	t := exec.exception_type(e)
-	not t in exec.wrapper_exceptions
-} else := e if {
-	m := lf.matches["launcher.exception"]
-	es := [s.text |
-		some s in m.samples
-		t := exec.exception_type(s.text)
-		not t in exec.wrapper_exceptions
-	]
-	count(es) > 0
-	e := es[count(es) - 1]
 }
 
 # The log to read: the current one if the container failed now, else the

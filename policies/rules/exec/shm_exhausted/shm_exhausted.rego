@@ -3,9 +3,11 @@
 # description: |
 #   DataLoader workers or NCCL ran out of shared memory: "Bus error",
 #   "DataLoader worker ... is killed by signal: Bus error", "unable to write
-#   to file </torch_...>", "No space left on device" under /dev/shm, or NCCL
-#   failing to extend /dev/shm segments. Containers get a 64 MiB /dev/shm
-#   unless a memory-backed emptyDir is mounted there.
+#   to file </torch_...>", "No space left on device" under /dev/shm (also
+#   a bare "[Errno 28]" raised while multiprocessing creates a semaphore or
+#   queue, or one the pod's df shows /dev/shm full for), or NCCL failing to
+#   extend /dev/shm segments. Containers get a 64 MiB /dev/shm unless a
+#   memory-backed emptyDir is mounted there.
 # custom:
 #   severity: error
 #   owner: user
@@ -24,25 +26,30 @@
 #   zh:
 #     title: 共享内存（/dev/shm）耗尽
 #     description: |
-#       DataLoader worker 或 NCCL 耗尽了共享内存："Bus error"、"DataLoader worker ... is killed by signal: Bus error"、"unable to write to file </torch_...>"、/dev/shm 下的 "No space left on device"，或 NCCL 无法扩展 /dev/shm 段。除非在 /dev/shm 挂载了基于内存的 emptyDir，容器只有 64 MiB 的 /dev/shm。
+#       DataLoader worker 或 NCCL 耗尽了共享内存："Bus error"、"DataLoader worker ... is killed by signal: Bus error"、"unable to write to file </torch_...>"、/dev/shm 下的 "No space left on device"（也包括 multiprocessing 创建信号量或队列时抛出的 "[Errno 28]"，或 Pod 的 df 显示 /dev/shm 已满时的同类错误），或 NCCL 无法扩展 /dev/shm 段。除非在 /dev/shm 挂载了基于内存的 emptyDir，容器只有 64 MiB 的 /dev/shm。
 package traindoc.rules.exec.shm_exhausted
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.python
+import data.traindoc.lib.resources
 
+# PyTorch 0.4-2.x DataLoader wordings and a shell's "Bus error (core dumped)".
 signatures contains {
 	"id": "exec.shm-exhausted.bus",
-	"pattern": `Bus error|killed by signal: Bus error|Unexpected bus error encountered in worker|insufficient shared memory \(shm\)`,
+	"pattern": `Bus error|killed by signal: Bus error|Unexpected bus error encountered in worker|insufficient shared memory \(shm\)|out of shared memory`,
 }
 
+# Writes to /dev/shm that failed: torch's shared tensors, NCCL's segments.
 signatures contains {
 	"id": "exec.shm-exhausted.write",
-	"pattern": `unable to (?:write to file|open shared memory object) </torch_|/dev/shm[^\n]*No space left on device|No space left on device[^\n]*/dev/shm|failed to extend /dev/shm|Error while creating shared memory segment|posix_fallocate failed ?: ?No space left`,
+	"pattern": `unable to (?:write to file|open shared memory object|mmap \d+ bytes from file) </torch_|/dev/shm[^\n]*No space left on device|No space left on device[^\n]*/dev/shm|failed to extend /dev/shm|Error while creating shared memory segment|posix_fallocate failed ?: ?No space left`,
 }
 
 _detail := {
 	"exec.shm-exhausted.bus": "a process died with a bus error while using shared memory",
 	"exec.shm-exhausted.write": "writing to /dev/shm failed for lack of space",
+	"exec.enospc": "writing to /dev/shm failed for lack of space",
 	"launcher.sigbus": "a training process died of SIGBUS",
 }
 
@@ -52,19 +59,39 @@ _shm_size := sprintf("/dev/shm is a memory emptyDir of %s", [l]) if {
 	l := object.get(r, ["template", "shmSizeLimit"], "unlimited size")
 } else := "no memory-backed /dev/shm (64Mi default)"
 
+# A "No space left on device" counts here only when it is about /dev/shm
+# (see resources.enospc_on_shm); it is then reduced to those samples.
+_hits(pod, c) := [h |
+	some h0 in exec.hits(pod, c, object.keys(_detail))
+	h := _shm_only(pod, c, h0)
+]
+
+_shm_only(_, _, h) := h if h.id != "exec.enospc"
+
+_shm_only(pod, c, h) := object.union(h, {"m": object.union(h.m, {"samples": ss})}) if {
+	h.id == "exec.enospc"
+	some d in python.decisive_hits(pod, c, [h])
+	ss := [s | some s in d.m.samples; resources.enospc_on_shm(pod, s)]
+	count(ss) > 0
+}
+
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, object.keys(_detail))
+	hs := _hits(pod, c)
 	count(hs) > 0
 	_shm_evidence(pod, c, hs)
 	f := {
 		"subject": exec.subject(pod, c),
 		"params": {"detail": _detail[hs[0].id], "shm": _shm_size},
-		"evidence": exec.evidence(pod, c, hs),
+		"evidence": array.concat(exec.evidence(pod, c, hs), resources.df_evidence(pod, _full_shm(pod))),
 		"time": exec.hit_time(c, hs[0]),
 	}
 }
+
+_full_shm(pod) := "/dev/shm" if "/dev/shm" in resources.full_mounts(pod)
+
+else := "-"
 
 # A SIGBUS alone counts only without any other failure signature.
 _shm_evidence(_, _, hs) if {
