@@ -119,6 +119,18 @@ _ours(pod, line) if contains(line, object.get(pod, "uid", "-no-uid-"))
 
 _ours(_, line) if regex.match(`(?:process \d+|task=)[ (]*(?:python[\d.]*|pt_main_thread|pt_data_worker|pt_autograd_\d+|torchrun|deepspeed|accelerate|ray::[\w.]+|raylet|java|tritonserver)\b`, line)
 
+# hit_ours holds for a log hit that speaks about this pod: any hit in the
+# container's own logs, and in a command output collected from the pod (a
+# dmesg dump holds the whole node's kernel log) only a line exec_oom
+# would count.
+hit_ours(_, h) if not h.log.exec
+
+hit_ours(pod, h) if {
+	h.log.exec
+	some s in object.get(h.m, "samples", [])
+	_exec_oom_line(pod, s.text)
+}
+
 # host_oom holds when there is evidence that the kernel (or Ray) killed a
 # process of the container for lack of host memory.
 host_oom(pod, c) if oom_state(c)

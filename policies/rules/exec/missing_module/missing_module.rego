@@ -50,7 +50,7 @@ signatures contains {
 # dash's "sh: 1: torchrun: not found", a Chinese locale's 未找到命令).
 signatures contains {
 	"id": "exec.missing-module.command",
-	"pattern": `: command not found|executable file not found in \$PATH|: not found$|[:：] ?未找到命令`,
+	"pattern": `: command not found|executable file not found in \$PATH|: not found$|未找到命令`,
 }
 
 # CUDA libraries and symbols belong to exec.cuda-env.

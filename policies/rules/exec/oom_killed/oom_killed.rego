@@ -74,7 +74,7 @@ _cand contains x if {
 		"how": "the container hit its memory limit (reason OOMKilled)",
 		"evidence": array.concat(
 			[k8s.state_evidence(pod, c, which, s)],
-			exec.evidence(pod, c, exec.hits(pod, c, resources.log_oom_ids)),
+			exec.evidence(pod, c, [h | some h in exec.hits(pod, c, resources.log_oom_ids); resources.hit_ours(pod, h)]),
 		),
 		"time": exec.state_time(c, s),
 	}
@@ -150,7 +150,7 @@ _cand contains x if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
 	not resources.oom_state(c)
-	hs := exec.hits(pod, c, object.keys(_prio))
+	hs := [h | some h in exec.hits(pod, c, object.keys(_prio)); resources.hit_ours(pod, h)]
 	count(hs) > 0
 	best := sort([[_prio[h.id], i] | some i, h in hs])[0]
 	h := hs[best[1]]
