@@ -36,7 +36,8 @@ _ip_patterns := [
 	sprintf(`at node \(ID: [0-9a-f]+, IP: %s\)`, [_ip]),
 	sprintf(`Worker IP address: %s`, [_ip]),
 	sprintf(`^\s*ip: %s\s*$`, [_ip]),
-	sprintf(`node id: [0-9a-f]+ and address: %s`, [_ip]),
+	sprintf(`node id: [0-9a-f]+ and (?:address|ip): %s`, [_ip]),
+	sprintf(`Node IP: %s, node ID`, [_ip]),
 ]
 
 # The lines of a block that name the address of the actor, worker or node

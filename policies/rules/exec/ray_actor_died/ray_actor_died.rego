@@ -51,10 +51,11 @@ signatures contains {
 }
 
 # A node that died: NodeDiedError, the node death info of Ray ≥ 2.30, the
-# GCS marking a node dead after missed heartbeats.
+# GCS (the monitor before Ray 1.0) marking a node dead after missed
+# heartbeats, the raylet told it was marked dead, Ray ≥ 2.52's task error.
 signatures contains {
 	"id": "exec.ray-actor-died.node",
-	"pattern": `\bNodeDiedError\b|The actor died because its node has died|has been marked dead because the detector has missed too many heartbeats|health check failed due to missing too many heartbeats|Worker exit type: NODE_DIED`,
+	"pattern": `\bNodeDiedError\b|The actor died because its node has died|has been marked dead because the (?:detector|monitor) has missed too many heartbeats|health check failed due to missing too many heartbeats|Worker exit type: NODE_DIED|node manager has mistakenly been marked (?:as )?dead|This node has bee[mn] marked as dead|Task failed because the node it was running on is dead or unavailable`,
 	"context": 4,
 }
 
@@ -65,7 +66,7 @@ _patterns := {s.id: s.pattern | some s in signatures}
 # What died, from the most telling words of every sample and its context.
 _what(texts) := "node" if {
 	some t in texts
-	regex.match(`NodeDiedError|its node has died|NODE_DIED|marked dead because|missing too many heartbeats`, t)
+	regex.match(`NodeDiedError|its node has died|NODE_DIED|marked dead because|missing too many heartbeats|marked (?:as )?dead|node it was running on is dead`, t)
 } else := "actor owner" if {
 	some t in texts
 	regex.match(`its owner has died|OwnerDiedError`, t)

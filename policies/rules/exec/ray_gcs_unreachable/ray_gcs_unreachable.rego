@@ -48,7 +48,7 @@ _unreachable := concat("|", [
 	`Failed to connect to GCS within \d+ seconds`,
 	`Timed out while waiting for GCS to become available`,
 	"Failed to connect to GCS\\. Please check `gcs_server\\.out`",
-	`(?:RpcError|RPC Error message): failed to connect to all addresses; last error: \S+ ipv4:[\d.]+:6379`,
+	`(?:RpcError|RPC Error message): failed to connect to all addresses; last error: \S+ ipv4:[\d.]+:\d+`,
 	`Failed to get cluster ID from GCS server`,
 ])
 

@@ -36,8 +36,10 @@ import data.traindoc.lib.ray
 
 # The wrappers: Ray Core's RayTaskError(X), Ray Train v1's
 # TrainingFailedError, v2's TrainingFailedError / WorkerGroupError /
-# WorkerTrainingFailedError, Tune's trial failure lines.
-_wrapper := `RayTaskError\(\w+\)|\bTrainingFailedError\b|\bWorkerGroupError\b|\bWorkerTrainingFailedError\b|Training failed due to worker errors|Trial \S+ errored after \d+ iterations|Trial task failed for trial \S+`
+# WorkerTrainingFailedError, Tune's trial failure lines, and Ray Jobs'
+# "Job entrypoint command failed with exit code 1, last available logs
+# (truncated to 20,000 chars):" before the tail of the driver's log.
+_wrapper := `RayTaskError\(\w+\)|\bTrainingFailedError\b|\bWorkerGroupError\b|\bWorkerTrainingFailedError\b|Training failed due to worker errors|Trial \S+ errored after \d+ iterations|Trial task failed for trial \S+|Job entrypoint command failed with exit code \d+`
 
 # What the wrapped error says, most specific first, and its category.
 _inner := [
@@ -45,7 +47,7 @@ _inner := [
 	["exec.nccl-timeout", `Watchdog caught collective operation timeout`],
 	["exec.nccl-error", `NCCL error|\bnccl(?:System|Internal|UnhandledCuda|Remote)Error\b|DistBackendError`],
 	["exec.disk-full", `No space left on device|\[Errno 28\]`],
-	["exec.file-not-found", `FileNotFoundError|\[Errno 2\] No such file or directory`],
+	["exec.file-not-found", `FileNotFoundError|\[Errno 2\] No such file or directory|: No such file or directory\s*$`],
 	["exec.permission-denied", `PermissionError|\[Errno 13\]|\[Errno 30\] Read-only file system`],
 	["exec.missing-module", `ModuleNotFoundError|No module named`],
 ]
@@ -56,13 +58,18 @@ _elsewhere := `OutOfMemoryError: Task was killed|running low on memory|ActorDied
 
 _exception := `^\s*(?:\[[^\]]*\]:?\s*)?(?:\([^)]*\)\s*)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit))(?:\(\w+\))?:(?:\s|$)`
 
-# The lines a wrapper line covers: up to the next wrapper, at most 80.
+# The lines a wrapper line covers: up to the next wrapper, at most 80 (a
+# job's log tail: 400).
 _window(t, i) := [l |
 	some j, l in t.lines
 	j > i
-	j <= i + 80
+	j <= i + _span(t.lines[i])
 	not _wrapper_between(t, i, j)
 ]
+
+_span(l) := 400 if contains(l, "Job entrypoint command failed")
+
+else := 80
 
 _wrapper_between(t, i, j) if {
 	some k, l in t.lines
@@ -89,10 +96,11 @@ _innermost_elsewhere(lines) if {
 	regex.match(_elsewhere, es[count(es) - 1])
 }
 
-# The wrapped error's own lines decide; the wrapper line's type (the X of
-# RayTaskError(X)) only when they say nothing known.
+# The wrapped error's own lines decide, from the last traceback of the
+# window on (a long log tail mentions many things before it); the wrapper
+# line's type (the X of RayTaskError(X)) only when they say nothing known.
 _category(lines) := c if {
-	c := _known(array.slice(lines, 1, count(lines)))
+	c := _known(_decisive(lines))
 } else := c if {
 	c := _known([lines[0]])
 } else := ["exec.python-error", l] if {
@@ -100,6 +108,11 @@ _category(lines) := c if {
 	count(es) > 0
 	l := es[count(es) - 1]
 }
+
+_decisive(lines) := array.slice(lines, max(is), count(lines)) if {
+	is := [j | some j, l in lines; j > 0; contains(l, "Traceback (most recent call last)")]
+	count(is) > 0
+} else := array.slice(lines, 1, count(lines))
 
 _known(lines) := [k[0], l] if {
 	found := [[k, l] |
@@ -115,6 +128,8 @@ _wrapper_name(t) := "task" if {
 	contains(t, "RayTaskError")
 } else := "trial" if {
 	regex.match(`^Trial |Trial task failed`, t)
+} else := "job" if {
+	contains(t, "Job entrypoint command failed")
 } else := "training run"
 
 _error(l) := trim_space(l) if count(l) <= 240
@@ -143,7 +158,7 @@ _nested(w) if {
 	o.file == w.file
 	o.pod == w.pod
 	o.line < w.line
-	w.line - o.line <= 80
+	w.line - o.line <= _span(o.text)
 	_category(o.lines) == _category(w.lines)
 }
 

@@ -91,3 +91,36 @@ test_quiet_on_texts_the_engine_scanned if {
 	scanned := object.union(h, {"containers": [{"name": "ray-head", "restartCount": 0, "state": {"state": "running"}, "lastState": {}, "logs": [{"file": "exec/rc-head/notebook-output.txt", "previous": false, "matches": {}, "tail": []}]}]})
 	count(ray_task_error.findings) == 0 with input as {"kind": "RayCluster", "name": "rc", "phase": "Failed", "pods": [scanned]}
 }
+
+# The driver log tail KubeRay copies into a RayJob's status is all that is
+# left once the cluster was deleted (shutdownAfterJobFinishes).
+test_fires_on_the_rayjob_status_message if {
+	msg := concat("\n", [
+		"Job entrypoint command failed with exit code 127, last available logs (truncated to 20,000 chars):",
+		"/bin/bash: /examples/script/train_ppo_qwen_base_math_lv35_new_1_node.sh: No such file or directory",
+	])
+	fs := ray_task_error.findings with input as {"kind": "RayJob", "name": "ppo", "namespace": "rl", "phase": "Failed", "pods": [], "status": {"message": msg}}
+	count(fs) == 1
+	some f in fs
+	f.category == "exec.file-not-found"
+	f.subject == {"kind": "RayJob", "name": "ppo"}
+	f.params.wrapper == "job"
+}
+
+# A log tail mentions a missing optional package long before the failure;
+# the last traceback decides.
+test_the_last_traceback_decides if {
+	msg := concat("\n", [
+		"Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):",
+		"(WorkerDict pid=3117, ip=10.244.5.31) flash_attn not found: No module named 'flash_attn', using sdpa",
+		"(TaskRunner pid=1882) step:12 - actor/pg_loss:0.0139",
+		"Traceback (most recent call last):",
+		"  File \"/app/main_ppo.py\", line 61, in main",
+		"ray.exceptions.RayTaskError(DistBackendError): ray::WorkerDict.actor_rollout_ref_update_actor() (pid=3117, ip=10.244.5.31, actor_id=aa01)",
+		"torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.21.5",
+	])
+	fs := ray_task_error.findings with input as {"kind": "RayJob", "name": "ppo", "namespace": "rl", "phase": "Failed", "pods": [], "status": {"message": msg}}
+	count(fs) == 1
+	some f in fs
+	f.category == "exec.nccl-error"
+}

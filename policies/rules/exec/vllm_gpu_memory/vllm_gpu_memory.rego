@@ -53,9 +53,19 @@ signatures contains {
 	"hint": "on startup is less than desired GPU memory utilization",
 }
 
+# vLLM ≥ 0.7 sleep mode (verl, OpenRLHF): the engine could not take its
+# memory back when it woke up, because the trainer on the same GPU still
+# holds it.
+signatures contains {
+	"id": "exec.vllm-oom.wake-up",
+	"pattern": `(?i)cuda error: out of memory at \S*cumem_allocator\.cpp`,
+	"hint": "cumem_allocator",
+}
+
 _problem := {
 	"exec.vllm-oom.kv-cache": ["the KV cache left after loading the model cannot hold one sequence of max_model_len tokens", "加载模型后剩余的 KV cache 放不下一条 max_model_len 长度的序列"],
 	"exec.vllm-oom.startup": ["less GPU memory was free at startup than gpu_memory_utilization asks for", "启动时空闲显存少于 gpu_memory_utilization 要求的量"],
+	"exec.vllm-oom.wake-up": ["the engine could not get its GPU memory back when it woke from sleep mode", "引擎从睡眠模式唤醒时无法重新获得显存"],
 }
 
 _patterns := {s.id: s.pattern | some s in signatures}

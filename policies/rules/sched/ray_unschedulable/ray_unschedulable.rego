@@ -44,10 +44,12 @@ signatures contains {
 	"pattern": `No available node types can fulfill resource request`,
 }
 
-# Tune's insufficient-resources report (1.x TuneError; 2.x warning).
+# Tune's and Train's insufficient-resources report (1.x TuneError; 2.x
+# warning "You asked for 113.0 CPUs and 16.0 GPUs, but the cluster only
+# has 4.0 CPUs and 0 GPUs available").
 signatures contains {
 	"id": "ctx.ray-sched.tune",
-	"pattern": `You asked for [\d.]+ (?:cpu|CPUs) and [\d.]+ (?:gpu|GPUs) per trial, but the cluster only has|Insufficient cluster resources to launch trial`,
+	"pattern": `You asked for [\d.]+ (?:cpu|CPUs) and [\d.]+ (?:gpu|GPUs)(?: per trial)?, but the cluster only has|Insufficient cluster resources to launch trial`,
 }
 
 # A request that waits; it often resolves (autoscaling, an actor that
@@ -66,11 +68,11 @@ _gpu_asked(t) := to_number(m[0][1]) if {
 	m := regex.find_all_string_submatch_n(`'GPU': ([\d.]+)|\{GPU: ([\d.]+)`, t, 1)
 	count(m) > 0
 } else := to_number(m[0][1]) if {
-	m := regex.find_all_string_submatch_n(`and ([\d.]+) (?:gpu|GPUs) per trial|, ([\d.]+) GPUs but the cluster`, t, 1)
+	m := regex.find_all_string_submatch_n(`and ([\d.]+) (?:gpu|GPUs)(?: per trial)?, but|, ([\d.]+) GPUs but the cluster`, t, 1)
 	count(m) > 0
 	m[0][1] != ""
 } else := to_number(m[0][2]) if {
-	m := regex.find_all_string_submatch_n(`and ([\d.]+) (?:gpu|GPUs) per trial|, ([\d.]+) GPUs but the cluster`, t, 1)
+	m := regex.find_all_string_submatch_n(`and ([\d.]+) (?:gpu|GPUs)(?: per trial)?, but|, ([\d.]+) GPUs but the cluster`, t, 1)
 	count(m) > 0
 } else := 0
 
@@ -88,7 +90,7 @@ _request(t) := m[0][0] if {
 	m := regex.find_all_string_submatch_n(`\{[^{}]*\}`, t, 1)
 	count(m) > 0
 } else := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`You asked for ([\d.]+ \w+ and [\d.]+ \w+) per trial`, t, 1)
+	m := regex.find_all_string_submatch_n(`You asked for ([\d.]+ \w+ and [\d.]+ \w+)`, t, 1)
 	count(m) > 0
 } else := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`trial requested ([\d.]+ CPUs, [\d.]+ GPUs)`, t, 1)
@@ -124,6 +126,12 @@ _why(t, "ctx.ray-sched.pending") := [sprintf("the cluster has %v GPU(s), %v in u
 	_status
 } else := ["the request stays pending", "请求一直处于等待状态"]
 
+# A match with the lines after it: Ray 1.x names the request on the next
+# line ("Required resources for this actor or task: {GPU: 1.000000}").
+_text(h) := concat(" ", array.concat([s.text], array.slice(object.get(s, "after", []), 0, 2))) if {
+	s := h.m.samples[0]
+} else := ""
+
 # Pending requests count when Ray keeps repeating them, the container or
 # job failed, or `ray status` still lists a demand.
 _counts(pod, c, h) if h.id != "ctx.ray-sched.pending"
@@ -147,7 +155,7 @@ findings contains f if {
 	count(hs) > 0
 	id := [x | some x in _order; some h in hs; h.id == x][0]
 	best := [h | some h in hs; h.id == id][0]
-	t := exec.sample_text(best)
+	t := _text(best)
 	why := _why(t, id)
 	f := {
 		"subject": exec.subject(pod, c),
