@@ -177,10 +177,21 @@ texts contains {"pod": pod, "file": sprintf("%s (ray job list: %s)", [object.get
 	contains(object.get(j, "message", ""), "\n")
 }
 
+# A RayJob's status message repeats the end of the log its submitter pod
+# tails; it is read only when that log is not in the snapshot (HTTP
+# submission mode, or the pods are gone).
 texts contains {"pod": null, "file": "status.message", "lines": split(m, "\n")} if {
 	input.kind == "RayJob"
 	m := object.get(object.get(input, "status", {}), "message", "")
 	contains(m, "\n")
+	not _submitter_logged
+}
+
+_submitter_logged if {
+	some pod in input.pods
+	lower(object.get(pod, "replicaType", "")) == "submitter"
+	some c in k8s.containers(pod)
+	count(object.get(c, "logs", [])) > 0
 }
 
 _scanned(pod, file) if {

@@ -12,7 +12,7 @@
 # custom:
 #   severity: error
 #   owner: platform
-#   explains: [job.backoff-exceeded]
+#   explains: [job.backoff-exceeded, exec.nonzero-exit, exec.python-error, exec.nccl-error, exec.nccl-timeout, exec.killed, progress.stalled, progress.gpu-idle, progress.throughput-drop, progress.checkpoint-stale]
 #   message:
 #     en: "A Ray {{.what}} died unexpectedly{{if .detail}}: {{.detail}}{{end}}."
 #     zh: "Ray {{.what}} 意外终止{{if .detail}}：{{.detail}}{{end}}。"
