@@ -82,22 +82,23 @@ ip_pod(ip) := ps[0] if {
 }
 
 # sample_ip is the node a matched line is about: the line itself, the
-# lines before it (the header of the task error it ends), the address
-# lines after it (an ActorDiedError block), or the innermost task header
-# of the traceback it belongs to.
+# address lines of its block after it (an ActorDiedError names the dead
+# actor's "ip:" below the exception, which the task header above it does
+# not), the lines before it (the header of the task error it ends), or the
+# innermost task header of the traceback it belongs to.
 sample_ip(lf, s) := ip if {
 	ip := line_ip(s.text)
-} else := ip if {
-	ip := _first_line_ip(array.reverse(object.get(s, "before", [])))
 } else := ip if {
 	ips := [x | some l in object.get(s, "after", []); x := _first_ip(_after_patterns, l)]
 	count(ips) > 0
 	ip := ips[0]
 } else := ip if {
+	ip := _first_line_ip(array.reverse(object.get(s, "before", [])))
+} else := ip if {
 	tb := object.get(lf, "traceback", [])
-	some i, l in tb
-	contains(l, trim_space(s.text))
-	ip := _first_line_ip(array.reverse(array.slice(tb, 0, i)))
+	is := [i | some i, l in tb; contains(l, trim_space(s.text))]
+	count(is) > 0
+	ip := _first_line_ip(array.reverse(array.slice(tb, 0, is[count(is) - 1])))
 }
 
 _first_line_ip(ls) := ips[0] if {

@@ -15,7 +15,7 @@
 #   explains: [job.backoff-exceeded, exec.nonzero-exit, exec.python-error, exec.nccl-error, exec.nccl-timeout, exec.killed, progress.stalled, progress.gpu-idle, progress.throughput-drop, progress.checkpoint-stale]
 #   message:
 #     en: "A Ray {{.what}} died unexpectedly{{if .detail}}: {{.detail}}{{end}}."
-#     zh: "Ray {{.what}} 意外终止{{if .detail}}：{{.detail}}{{end}}。"
+#     zh: "Ray {{.what_zh}}意外终止{{if .detail_zh}}：{{.detail_zh}}{{end}}。"
 #   remediation:
 #     en: |
 #       - Find the dead worker's own log (`ray logs worker-<id>*` or the pod of the node it ran on) and look for its last error, a CUDA OOM or a segfault.
@@ -64,30 +64,43 @@ _ids := {"exec.ray-actor-died.actor", "exec.ray-actor-died.worker", "exec.ray-ac
 _patterns := {s.id: s.pattern | some s in signatures}
 
 # What died, from the most telling words of every sample and its context.
-_what(texts) := "node" if {
+_what(texts) := ["node", "节点"] if {
 	some t in texts
 	regex.match(`NodeDiedError|its node has died|NODE_DIED|marked dead because|missing too many heartbeats|marked (?:as )?dead|node it was running on is dead`, t)
-} else := "actor owner" if {
+} else := ["actor owner", "actor 的所有者"] if {
 	some t in texts
 	regex.match(`its owner has died|OwnerDiedError`, t)
-} else := "actor (its constructor raised)" if {
+} else := ["actor (its constructor raised)", "actor（其构造函数抛出异常）"] if {
 	some t in texts
 	contains(t, "error raised in its creation task")
-} else := "worker process" if {
+} else := ["worker process", "worker 进程"] if {
 	some t in texts
 	regex.match(`worker process has died|WorkerCrashedError|The worker died|A worker died|Worker exit type`, t)
-} else := "actor"
+} else := ["actor", "actor "]
 
-_detail(texts) := "its node was preempted" if {
+_detail(texts) := ["its node was preempted", "它所在的节点被抢占"] if {
 	some t in texts
 	regex.match(`node was preempted|DRAIN_NODE_REASON_PREEMPTION`, t)
-} else := "its node stopped answering health checks" if {
+} else := ["its node stopped answering health checks", "它所在的节点不再响应健康检查"] if {
 	some t in texts
 	regex.match(`missed too many heartbeats|missing too many heartbeats`, t)
-} else := "Ray names memory as a possible cause, but no OOM kill is recorded" if {
+} else := ["Ray names memory as a possible cause, but no OOM kill is recorded", "Ray 把内存列为可能的原因，但没有记录到 OOM 杀死"] if {
 	some t in texts
 	regex.match(`may have exceeded K8s pod memory limits|killed by SIGKILL by OOM killer`, t)
-} else := ""
+} else := ["", ""]
+
+_params(texts) := {"what": w[0], "what_zh": w[1], "detail": d[0], "detail_zh": d[1]} if {
+	w := _what(texts)
+	d := _detail(texts)
+}
+
+# The hit that names the dead actor or node: a "RayTaskError(ActorDiedError):
+# ray::TaskRunner.run() (pid=1, ip=...)" header names the task that saw the
+# death, not the actor that died, so other hits come first.
+_subject_hit(hs) := xs[0] if {
+	xs := [h | some h in hs; not contains(exec.sample_text(h), "RayTaskError(")]
+	count(xs) > 0
+} else := hs[0]
 
 _hit_texts(hs) := [t |
 	some h in hs
@@ -102,8 +115,8 @@ findings contains f if {
 	count(hs) > 0
 	texts := _hit_texts(hs)
 	f := {
-		"subject": exec.hit_subject(pod, c, hs[0]),
-		"params": {"what": _what(texts), "detail": _detail(texts)},
+		"subject": exec.hit_subject(pod, c, _subject_hit(hs)),
+		"params": _params(texts),
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 	}
@@ -119,7 +132,7 @@ findings contains f if {
 	texts := [t | some h in mine; some t in array.concat(array.concat([h.text], h.before), h.after)]
 	f := {
 		"subject": subj,
-		"params": {"what": _what(texts), "detail": _detail(texts)},
+		"params": _params(texts),
 		"evidence": [ray.text_evidence(h) | some i, h in mine; i < 3],
 		"time": "",
 	}

@@ -14,7 +14,7 @@
 #   owner: user
 #   message:
 #     en: "{{.how}} on {{.where}}{{if .usage}} ({{.usage}}){{end}}."
-#     zh: "{{.how_zh}}，位置：{{.where}}{{if .usage}}（{{.usage}}）{{end}}。"
+#     zh: "{{.how_zh}}，位置：{{.where_zh}}{{if .usage}}（{{.usage}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - Give the worker group more memory (the pod's memory limit is the Ray node's memory), or run fewer tasks and actors per node: request `memory=` or more CPUs per task so Ray packs fewer of them.
@@ -79,14 +79,18 @@ _usage_of(texts) := us[0] if {
 	count(us) > 0
 } else := ""
 
-_where(subject, ip) := sprintf("pod %s (node IP %s)", [subject.name, ip]) if {
+_where(subject, ip) := [sprintf("pod %s (node IP %s)", [subject.name, ip]), sprintf("Pod %s（节点 IP %s）", [subject.name, ip])] if {
 	subject.kind == "Pod"
 	ip != ""
-} else := sprintf("pod %s", [subject.name]) if {
+} else := [sprintf("pod %s", [subject.name]), sprintf("Pod %s", [subject.name])] if {
 	subject.kind == "Pod"
-} else := sprintf("node IP %s", [ip]) if {
+} else := [sprintf("node IP %s", [ip]), sprintf("节点 IP %s", [ip])] if {
 	ip != ""
-} else := "a Ray node"
+} else := ["a Ray node", "一个 Ray 节点"]
+
+_params(subject, texts) := {"how": _how, "how_zh": _how_zh, "where": w[0], "where_zh": w[1], "usage": _usage_of(texts)} if {
+	w := _where(subject, _first_ip(texts))
+}
 
 _sample_texts(hs) := [t |
 	some h in hs
@@ -109,7 +113,7 @@ findings contains f if {
 	texts := _sample_texts(hs)
 	f := {
 		"subject": subject,
-		"params": {"how": _how, "how_zh": _how_zh, "where": _where(subject, _first_ip(texts)), "usage": _usage_of(texts)},
+		"params": _params(subject, texts),
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 	}
@@ -123,7 +127,7 @@ findings contains f if {
 	texts := [t | some h in mine; some t in array.concat([h.text], h.after)]
 	f := {
 		"subject": subj,
-		"params": {"how": _how, "how_zh": _how_zh, "where": _where(subj, _first_ip(texts)), "usage": _usage_of(texts)},
+		"params": _params(subj, texts),
 		"evidence": [ray.text_evidence(h) | some i, h in mine; i < 3],
 		"time": "",
 	}
@@ -163,6 +167,7 @@ findings contains f if {
 			"how": "the kernel OOM killer killed a Ray worker process",
 			"how_zh": "内核 OOM killer 杀死了 Ray worker 进程",
 			"where": sprintf("node %s (pods %s)", [e.object.name, concat(", ", pods)]),
+			"where_zh": sprintf("节点 %s（Pod %s）", [e.object.name, concat(", ", pods)]),
 			"usage": "",
 		},
 		"evidence": [k8s.event_evidence(e)],

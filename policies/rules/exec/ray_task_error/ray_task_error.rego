@@ -16,7 +16,7 @@
 #   owner: user
 #   message:
 #     en: "A Ray {{.wrapper}} failed with {{.error}}."
-#     zh: "Ray {{.wrapper}} 失败，错误为 {{.error}}。"
+#     zh: "Ray {{.wrapper_zh}}失败，错误为 {{.error}}。"
 #   remediation:
 #     en: |
 #       - Read the wrapped error below the Ray wrapper line: it names the real problem (a path, a permission, GPU memory, a missing package) and the worker (pid, ip) it happened on.
@@ -124,13 +124,13 @@ _known(lines) := [k[0], l] if {
 	[k, l] := found[0]
 }
 
-_wrapper_name(t) := "task" if {
+_wrapper_name(t) := ["task", "任务"] if {
 	contains(t, "RayTaskError")
-} else := "trial" if {
+} else := ["trial", "试验"] if {
 	regex.match(`^Trial |Trial task failed`, t)
-} else := "job" if {
+} else := ["job", "作业"] if {
 	contains(t, "Job entrypoint command failed")
-} else := "training run"
+} else := ["training run", "训练"]
 
 _error(l) := trim_space(l) if count(l) <= 240
 
@@ -146,7 +146,7 @@ findings contains f if {
 	f := {
 		"subject": _subject(w),
 		"category": c[0],
-		"params": {"wrapper": _wrapper_name(w.text), "error": _error(c[1])},
+		"params": {"wrapper": _wrapper_name(w.text)[0], "wrapper_zh": _wrapper_name(w.text)[1], "error": _error(c[1])},
 		"evidence": _evidence(w, inner),
 		"time": "",
 	}

@@ -16,7 +16,7 @@
 #   explains: [progress.stalled, progress.throughput-drop, progress.checkpoint-stale]
 #   message:
 #     en: "The driver on the Ray head {{.head}} has no GPU ({{.signal}}) while the worker groups have {{.gpus}} GPU(s) idle."
-#     zh: "Ray head {{.head}} 上的 driver 没有 GPU（{{.signal}}），而 worker 组的 {{.gpus}} 个 GPU 处于空闲。"
+#     zh: "Ray head {{.head}} 上的 driver 没有 GPU（{{.signal_zh}}），而 worker 组的 {{.gpus}} 个 GPU 处于空闲。"
 #   remediation:
 #     en: |
 #       - Move the GPU work out of the driver: Ray Train `TorchTrainer(..., scaling_config=ScalingConfig(num_workers=N, use_gpu=True))`, or `@ray.remote(num_gpus=1)` on the actors that build the model; for verl, keep `trainer.n_gpus_per_node`/`trainer.nnodes` matching the worker groups.
@@ -53,12 +53,11 @@ _heads contains pod if {
 }
 
 # GPUs the worker groups have: the spec, or `ray status`.
-_gpus := ray.cluster_gpus if ray.cluster_gpus > 0
-
-else := rs.gpusTotal if {
-	some pod in input.pods
-	rs := pod.exec.rayStatus
-	rs.gpusTotal > 0
+_gpus := ray.cluster_gpus if {
+	ray.cluster_gpus > 0
+} else := max(ns) if {
+	ns := [rs.gpusTotal | some pod in input.pods; rs := pod.exec.rayStatus]
+	count(ns) > 0
 }
 
 # The GPU-idle rule reports idle GPUs it can see in `ray status` or
@@ -77,13 +76,13 @@ _idle_seen if {
 	smi.avgUtilization <= config.thresholds.gpu_idle_percent
 }
 
-_signal(t) := "torch.cuda.is_available() is False" if {
+_signal(t) := ["torch.cuda.is_available() is False", "torch.cuda.is_available() 为 False"] if {
 	contains(t, "is_available")
-} else := "CUDA_VISIBLE_DEVICES is empty" if {
+} else := ["CUDA_VISIBLE_DEVICES is empty", "CUDA_VISIBLE_DEVICES 为空"] if {
 	contains(t, "CUDA_VISIBLE_DEVICES")
-} else := "No CUDA GPUs are available" if {
+} else := ["No CUDA GPUs are available", "没有可用的 CUDA GPU"] if {
 	contains(t, "No CUDA GPUs")
-} else := "no NVIDIA driver"
+} else := ["no NVIDIA driver", "没有 NVIDIA 驱动"]
 
 # The driver's words count however training went on after them: it goes
 # on, slowly, on the CPU.
@@ -112,7 +111,7 @@ findings contains f if {
 	count(es) > 0
 	f := {
 		"subject": {"kind": "Pod", "name": head.name},
-		"params": {"head": head.name, "signal": _signal(es[0][1]), "gpus": _gpus},
+		"params": {"head": head.name, "signal": _signal(es[0][1])[0], "signal_zh": _signal(es[0][1])[1], "gpus": _gpus},
 		"evidence": [x[0] | some i, x in es; i < 3],
 		"time": "",
 		"severity": _severity,
