@@ -136,15 +136,14 @@ _error(l) := trim_space(l) if count(l) <= 240
 
 else := concat("", [substring(trim_space(l), 0, 237), "..."])
 
-# One finding per wrapper: the first of nested ones (an outer
-# RayTaskError repeating an inner one) carries the same cause.
+# One finding per chain of wrappers, from its innermost wrapper.
 findings contains f if {
 	some w in _wrappers
 	not _nested(w)
 	c := _category(w.lines)
 	inner := {"pod": w.pod, "file": w.file, "line": w.line + _offset(w.lines, c[1]), "id": "inner", "text": trim_space(c[1]), "before": [w.text], "after": []}
 	f := {
-		"subject": _subject(w),
+		"subject": _subject(w, c[1]),
 		"category": c[0],
 		"params": {"wrapper": _wrapper_name(w.text)[0], "wrapper_zh": _wrapper_name(w.text)[1], "error": _error(c[1])},
 		"evidence": _evidence(w, inner),
@@ -152,27 +151,31 @@ findings contains f if {
 	}
 }
 
-# A wrapper line inside another wrapper's window is the same failure.
+# Wrappers nest (RayTaskError inside RayTaskError inside a job's log
+# tail); each window ends at the next wrapper, so an outer one only knows
+# the type its header names. The innermost wrapper of a chain holds the
+# wrapped error and the failing worker's header: an outer wrapper followed,
+# within its reach, by one of the same category is the same failure.
 _nested(w) if {
 	some o in _wrappers
 	o.file == w.file
 	o.pod == w.pod
-	o.line < w.line
-	w.line - o.line <= _span(o.text)
-	_category(o.lines) == _category(w.lines)
+	o.line > w.line
+	o.line - w.line <= _span(w.text)
+	_category(o.lines)[0] == _category(w.lines)[0]
 }
 
 _offset(lines, l) := min([i | some i, x in lines; x == l])
 
-# The worker a wrapper names (its task header's ip), else the one its
-# wrapped error names.
-_subject(w) := ray.text_subject(w) if {
-	ray.text_origin(w) != w.pod
-} else := ray.text_subject(xs[0]) if {
-	xs := [x |
-		some l in w.lines
-		x := {"text": l, "before": [], "after": [], "pod": w.pod}
-		ray.text_origin(x) != w.pod
+# The worker the innermost task header up to the wrapped error names
+# ("ray::RayTrainWorker.train() (pid=2211, ip=10.244.5.31"): outer headers
+# name the tasks that waited for it. Else the wrapper's own pod or job.
+_subject(w, decisive) := ray.text_subject(xs[count(xs) - 1]) if {
+	idx := _offset(w.lines, decisive)
+	xs := [{"text": l, "before": [], "after": [], "pod": w.pod} |
+		some i, l in w.lines
+		i <= idx
+		ray.line_ip(l)
 	]
 	count(xs) > 0
 } else := ray.text_subject(w)

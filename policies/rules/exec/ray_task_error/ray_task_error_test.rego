@@ -124,3 +124,19 @@ test_the_last_traceback_decides if {
 	some f in fs
 	f.category == "exec.nccl-error"
 }
+
+# verl's TaskRunner on one worker waits for a WorkerDict on another: the
+# inner header names the worker that failed.
+test_the_innermost_task_header_names_the_worker if {
+	text := concat("\n", [
+		"ray.exceptions.RayTaskError(PermissionError): ray::TaskRunner.run() (pid=1882, ip=10.244.9.9, actor_id=d818)",
+		"  File \"/app/verl/trainer/ppo/ray_trainer.py\", line 1018, in fit",
+		"ray.exceptions.RayTaskError(PermissionError): ray::WorkerDict.save_checkpoint() (pid=3117, ip=10.244.5.31, actor_id=52a4)",
+		"PermissionError: [Errno 13] Permission denied: '/ckpt/global_step_20'",
+	])
+	inp := object.union(_input(text), {"pods": array.concat(_input(text).pods, [_worker("rc-gpu-worker-other", "10.244.9.9")])})
+	fs := ray_task_error.findings with input as inp
+	count(fs) == 1
+	some f in fs
+	f.subject.name == "rc-gpu-worker-q"
+}
