@@ -9,6 +9,7 @@
 package traindoc.lib.exec
 
 import data.traindoc.lib.k8s
+import data.traindoc.lib.ray
 
 # Context signatures several rules read: a launcher's report that one of
 # its processes died of a signal, in the wordings of torchrun, the
@@ -209,8 +210,14 @@ subject(pod, c) := k8s.container_subject(pod, c)
 
 # hit_subject names where a matched line came from, and the global rank
 # when the line says it, so that a report can say "rank 37: CUDA out of
-# memory" about the right pod and node (see line_subject).
-hit_subject(pod, c, h) := line_subject(pod, c, sample_text(h))
+# memory" about the right pod and node (see line_subject). A Ray driver's
+# log reports its workers' errors with the worker's IP (a task header, a
+# log prefix): the pod with that IP is the subject (see ray.origin).
+hit_subject(pod, c, h) := s if {
+	o := ray.hit_origin(pod, h)
+	o.name != pod.name
+	s := k8s.container_subject(o, ray.main_container(o))
+} else := line_subject(pod, c, sample_text(h))
 
 # line_subject names the container a log line came from. A launcher
 # (mpirun, a Horovod or DeepSpeed launcher) forwards its ranks' output
