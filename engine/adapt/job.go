@@ -166,6 +166,7 @@ func podEvidence(o *snapshot.Object, job *evidence.Job) evidence.Pod {
 		ReplicaType:  replicaType(o, job),
 		ReplicaIndex: replicaIndex(o),
 		NodeName:     snapshot.Str(m, "spec", "nodeName"),
+		PodIP:        snapshot.Str(m, "status", "podIP"),
 		Phase:        snapshot.Str(m, "status", "phase"),
 		Reason:       snapshot.Str(m, "status", "reason"),
 		Message:      snapshot.Str(m, "status", "message"),

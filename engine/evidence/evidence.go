@@ -219,12 +219,14 @@ type Pod struct {
 	ReplicaType  string `json:"replicaType"`
 	ReplicaIndex *int   `json:"replicaIndex,omitempty"`
 	NodeName     string `json:"nodeName,omitempty"`
-	Phase        string `json:"phase"`
-	Reason       string `json:"reason,omitempty"`
-	Message      string `json:"message,omitempty"`
-	CreatedAt    string `json:"createdAt,omitempty"`
-	StartTime    string `json:"startTime,omitempty"`
-	DeletedAt    string `json:"deletedAt,omitempty"`
+	// PodIP is status.podIP: Ray and NCCL name peers by address.
+	PodIP     string `json:"podIP,omitempty"`
+	Phase     string `json:"phase"`
+	Reason    string `json:"reason,omitempty"`
+	Message   string `json:"message,omitempty"`
+	CreatedAt string `json:"createdAt,omitempty"`
+	StartTime string `json:"startTime,omitempty"`
+	DeletedAt string `json:"deletedAt,omitempty"`
 	// Conditions are PodScheduled, Initialized, Ready, DisruptionTarget...
 	Conditions     []Condition `json:"conditions"`
 	InitContainers []Container `json:"initContainers,omitempty"`

@@ -93,15 +93,27 @@ relevant(pod, c, lf, m) if {
 	_relevant_state(pod, c, lf, m)
 }
 
-# A command's output collected from the pod (a kernel log, a notebook's
-# output, Ray's session logs) holds history from before this container and
-# no training progress to tell a handled error apart: it speaks about a
-# failure only when the container or the job failed.
+# A kernel log collected from the pod (dmesg, journalctl) holds the whole
+# node's history, from before this container and about other pods: it
+# speaks about a failure only when the container or the job failed. Other
+# command outputs (a notebook's output, Ray's session and driver logs) are
+# the program's own words and count like its log, but never as progress.
 relevant(pod, c, lf, _) if {
 	input.phase != "Succeeded"
 	lf.exec
+	kernel_log(lf)
 	_failed_now(pod, c)
 }
+
+relevant(pod, c, lf, m) if {
+	input.phase != "Succeeded"
+	lf.exec
+	not kernel_log(lf)
+	_relevant_state(pod, c, lf, m)
+}
+
+# kernel_log holds for a collected kernel log.
+kernel_log(lf) if regex.match(`(?i)(?:^|/)(?:dmesg|kern(?:el)?|journal(?:ctl)?|syslog|messages)[^/]*$`, lf.file)
 
 _failed_now(pod, c) if failed_container(pod, c)
 

@@ -39,6 +39,7 @@ package traindoc.rules.exec.cuda_env
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
+import data.traindoc.lib.ray
 
 signatures contains {
 	"id": "exec.cuda-env.no-gpu",
@@ -79,7 +80,7 @@ _rank := ["exec.cuda-env.driver", "exec.cuda-env.library", "exec.cuda-env.arch",
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := exec.hits(pod, c, object.keys(_problem))
+	hs := [h | some h in exec.hits(pod, c, object.keys(_problem)); not _driver_on_gpuless_ray_head(pod, h)]
 	count(hs) > 0
 	id := [x | some x in _rank; some h in hs; h.id == x][0]
 	f := {
@@ -89,6 +90,15 @@ findings contains f if {
 		"time": exec.hit_time(c, hs[0]),
 		"owner": _owner(id),
 	}
+}
+
+# A Ray driver on a head that asks for no GPU finds none: that is where the
+# job placed its training code, not a broken CUDA stack (the Ray rules
+# report it).
+_driver_on_gpuless_ray_head(pod, h) if {
+	h.id == "exec.cuda-env.no-gpu"
+	ray.is_head(pod)
+	ray.gpus(pod.containers) == 0
 }
 
 _owner("exec.cuda-env.driver") := "platform"

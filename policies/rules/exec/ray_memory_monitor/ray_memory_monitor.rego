@@ -64,7 +64,7 @@ _how_zh := "Ray 内存监控因节点内存不足杀死了 worker"
 # exec.oom-killed.ray) without placing them on the worker's pod; where it
 # did, this rule stays quiet so that one kill is one finding.
 _covered(pod, c) if {
-	some lf in exec.logs(c)
+	some lf in exec.scanned(c)
 	m := lf.matches["exec.oom-killed.ray"]
 	exec.relevant(pod, c, lf, m)
 }

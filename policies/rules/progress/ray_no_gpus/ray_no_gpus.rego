@@ -89,7 +89,7 @@ _signal(t) := ["torch.cuda.is_available() is False", "torch.cuda.is_available() 
 _evidence contains [e, s.text, "log"] if {
 	some head in _heads
 	some c in k8s.containers(head)
-	some lf in exec.logs(c)
+	some lf in exec.scanned(c)
 	m := lf.matches["ctx.ray-driver-no-gpu"]
 	s := m.samples[0]
 	e := exec.sample_evidence(head, c, lf, m, s)
