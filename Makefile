@@ -20,10 +20,12 @@ fixtures: ## generate the large fixture logs that are not committed
 	$(GO) run ./fixtures/internal/biglog/cmd/genbiglog fixtures/big-million-lines
 
 demo: build fixtures ## diagnose every bundled fixture (no cluster, no LLM) and print a summary
-	@$(BIN) diagnose $(foreach d,$(FIXTURES),--snapshot $(d)) -o table
+	@# Exit 3 says some fixtures lack logs of pods that ran (listed in the
+	@# report); the demo diagnoses them all the same.
+	@$(BIN) diagnose $(foreach d,$(FIXTURES),--snapshot $(d)) -o table || [ $$? -eq 3 ]
 	@echo
 	@echo "One job in detail:"
-	@$(BIN) diagnose --snapshot fixtures/cascade-512-ranks
+	@$(BIN) diagnose --snapshot fixtures/cascade-512-ranks || [ $$? -eq 3 ]
 	@$(MAKE) --no-print-directory demo-site
 
 test: vet fmt-check fixtures test-deps ## run every test: unit, Rego, fixtures, browser and real API server

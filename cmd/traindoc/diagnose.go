@@ -26,8 +26,9 @@ func newDiagnoseCmd() *cobra.Command {
 		Long: `Diagnose every training job in a snapshot (or only the JOBs named, as name or
 namespace/name) and print the findings with the primary root cause of each job.
 
-Exit codes: 0 diagnosed, 1 a finding at or above --fail-on, 2 bad usage or an
-unreadable snapshot.`,
+Exit codes: 0 diagnosed; 1 a finding at or above --fail-on; 2 bad usage or an
+unreadable snapshot; 3 diagnosed, but some evidence could not be read (each
+job's "missing" list says what and why; 1 wins over 3).`,
 		Example: `  traindoc diagnose --snapshot fixtures/seed-master-oom-137
   traindoc diagnose --snapshot snap/ -o json ml-research/llama-ft
   traindoc diagnose --snapshot snap/ --fail-on error -o junit > junit.xml`,
@@ -51,6 +52,9 @@ unreadable snapshot.`,
 			}
 			if failOn != "" && rep.FailsAt(failOn) {
 				return exitError{code: exitFindings}
+			}
+			if rep.Partial() {
+				return exitError{code: exitPartial}
 			}
 			return nil
 		},

@@ -37,6 +37,8 @@ func TestExitCodes(t *testing.T) {
 		{"a quoted threshold is an error, not a silent switch-off", []string{"diagnose", "--snapshot", "../../fixtures/progress-stalled", "--data", "testdata/settings/quoted.yaml", "--fail-on", "warning"}, 2, "", "quoted.yaml:3: settings.thresholds.stall_seconds must be a number"},
 		{"a misspelled threshold gets a suggestion", []string{"diagnose", "--snapshot", "../../fixtures/progress-stalled", "--data", "testdata/settings/misspelled.yaml"}, 2, "", "did you mean stall_seconds?"},
 		{"rules list shows a rule switched off for the run", []string{"rules", "list", "--skip-rules", "spec-no-shm"}, 0, "spec-no-shm                   disabled", ""},
+		{"evidence missing is partial", []string{"diagnose", "--snapshot", "../../fixtures/pod-evicted"}, 3, "", ""},
+		{"the gate wins over partial", []string{"diagnose", "--snapshot", "../../fixtures/pod-evicted", "--fail-on", "warning"}, 1, "", ""},
 		{"rule tests fail", []string{"rules", "test", "--policies", "../../engine/policy/testdata/addrule"}, 1, "test_deliberately_failing", ""},
 	}
 	for _, tc := range cases {

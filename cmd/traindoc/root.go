@@ -18,6 +18,7 @@ const (
 	exitOK       = 0
 	exitFindings = 1 // --fail-on matched
 	exitUsage    = 2 // bad usage or unreadable input
+	exitPartial  = 3 // diagnosed, but some evidence could not be read
 )
 
 // exitError carries an exit code out of a command.

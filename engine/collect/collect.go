@@ -37,6 +37,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // Options control what is collected and how hard the API server is pressed.
@@ -156,6 +157,9 @@ type SnapshotMeta struct {
 	Namespace     string   `json:"namespace,omitempty"`
 	AllNamespaces bool     `json:"allNamespaces,omitempty"`
 	Notes         []string `json:"notes,omitempty"`
+	// Missing is the structured form of what could not be read, so that
+	// each job's report can say what it was diagnosed without.
+	Missing []snapshot.Missing `json:"missing,omitempty"`
 }
 
 // ErrUnreachable marks a collection cut short because the API server stopped
@@ -212,6 +216,7 @@ type collector struct {
 
 	mu          sync.Mutex
 	notes       map[string]bool
+	missing     map[snapshot.Missing]bool
 	unreachable error
 
 	served map[schema.GroupVersion]map[string]bool // GV -> served resources
@@ -237,14 +242,15 @@ type collector struct {
 
 func newCollector(opts Options, c clients) *collector {
 	return &collector{
-		opts:   opts.withDefaults(),
-		c:      c,
-		now:    time.Now,
-		notes:  map[string]bool{},
-		served: map[schema.GroupVersion]map[string]bool{},
-		listed: map[int][]*unstructured.Unstructured{},
-		picked: map[string][]*unstructured.Unstructured{},
-		seen:   map[string]bool{},
+		opts:    opts.withDefaults(),
+		c:       c,
+		now:     time.Now,
+		notes:   map[string]bool{},
+		missing: map[snapshot.Missing]bool{},
+		served:  map[schema.GroupVersion]map[string]bool{},
+		listed:  map[int][]*unstructured.Unstructured{},
+		picked:  map[string][]*unstructured.Unstructured{},
+		seen:    map[string]bool{},
 	}
 }
 
@@ -256,6 +262,26 @@ func (c *collector) note(format string, args ...any) {
 	c.mu.Lock()
 	c.notes[n] = true
 	c.mu.Unlock()
+}
+
+// miss records, besides the note, what could not be read in structured
+// form (snapshot.yaml's missing list).
+func (c *collector) miss(m snapshot.Missing) {
+	m.Reason = redact.String(m.Reason)
+	c.mu.Lock()
+	c.missing[m] = true
+	c.mu.Unlock()
+}
+
+// failedMiss is failed for a read whose loss a job's report names: the
+// note, and the structured entry with the reason.
+func (c *collector) failedMiss(ctx context.Context, err error, m snapshot.Missing, format string, args ...any) bool {
+	gone := c.failed(ctx, err, format, args...)
+	if !gone || isTransport(err) {
+		m.Reason = reason(err)
+		c.miss(m)
+	}
+	return gone
 }
 
 func (c *collector) debugf(format string, args ...any) {
@@ -382,9 +408,11 @@ func (c *collector) run(ctx context.Context, outDir string) (*Result, error) {
 	switch {
 	case c.unreachable != nil:
 		c.note("collection incomplete, %s: %s", ErrUnreachable, reason(c.unreachable))
+		c.miss(snapshot.Missing{What: "cluster", Reason: "collection incomplete, " + ErrUnreachable.Error() + ": " + reason(c.unreachable)})
 		runErr = fmt.Errorf("collection incomplete: %w: %w", ErrUnreachable, c.unreachable)
 	case ctx.Err() != nil:
 		c.note("collection incomplete: %s", reason(ctx.Err()))
+		c.miss(snapshot.Missing{What: "cluster", Reason: "collection incomplete: " + reason(ctx.Err())})
 		runErr = fmt.Errorf("collection incomplete: %w", ctx.Err())
 	}
 	for n := range c.notes {
@@ -397,6 +425,7 @@ func (c *collector) run(ctx context.Context, outDir string) (*Result, error) {
 		Cluster:     c.cluster,
 		Context:     c.context,
 		Notes:       res.Notes,
+		Missing:     sortedMissing(c.missing),
 	}
 	if c.opts.AllNamespaces {
 		meta.AllNamespaces = true
@@ -519,7 +548,7 @@ func (c *collector) listKind(ctx context.Context, i int) {
 		}
 		items, err := c.listDynamic(ctx, k.GVR, ns)
 		if err != nil {
-			if c.failed(ctx, err, "%s not readable in %s", fileFor(k.GVR), nsLabel(ns)) {
+			if c.failedMiss(ctx, err, snapshot.Missing{What: "jobs", Namespace: ns}, "%s not readable in %s", fileFor(k.GVR), nsLabel(ns)) {
 				return
 			}
 			continue
@@ -723,7 +752,7 @@ func (c *collector) findPods(ctx context.Context) {
 			list, err := c.c.core.CoreV1().Pods(ns).List(rctx, opts)
 			cancel()
 			if err != nil {
-				if c.failed(ctx, err, "pods not readable in %s", ns) {
+				if c.failedMiss(ctx, err, snapshot.Missing{What: "pods", Namespace: ns}, "pods not readable in %s", ns) {
 					return
 				}
 				break
@@ -771,7 +800,7 @@ func (c *collector) findContext(ctx context.Context) {
 			}
 			items, err := c.listDynamic(ctx, k.GVR, ns)
 			if err != nil {
-				if c.failed(ctx, err, "%s not readable in %s", fileFor(k.GVR), ns) {
+				if c.failedMiss(ctx, err, snapshot.Missing{What: strings.TrimSuffix(fileFor(k.GVR), ".yaml"), Namespace: ns}, "%s not readable in %s", fileFor(k.GVR), ns) {
 					return
 				}
 				continue
@@ -801,7 +830,7 @@ func (c *collector) findEvents(ctx context.Context) {
 			list, err := c.c.core.CoreV1().Events(ns).List(rctx, opts)
 			cancel()
 			if err != nil {
-				if c.failed(ctx, err, "events not readable in %s", ns) {
+				if c.failedMiss(ctx, err, snapshot.Missing{What: "events", Namespace: ns}, "events not readable in %s", ns) {
 					return
 				}
 				break
@@ -866,6 +895,7 @@ func (c *collector) findNodes(ctx context.Context) {
 		if err != nil {
 			if apierrors.IsForbidden(err) {
 				c.note("nodes not readable: forbidden")
+				c.miss(snapshot.Missing{What: "nodes", Reason: "forbidden"})
 				return
 			}
 			if apierrors.IsNotFound(err) {
@@ -873,7 +903,7 @@ func (c *collector) findNodes(ctx context.Context) {
 				c.debugf("node %s not found", n)
 				continue
 			}
-			if c.failed(ctx, err, "node %s not readable", n) {
+			if c.failedMiss(ctx, err, snapshot.Missing{What: "nodes"}, "node %s not readable", n) {
 				return
 			}
 			continue
@@ -894,6 +924,7 @@ func (c *collector) listNodes(ctx context.Context) bool {
 		if err != nil {
 			if apierrors.IsForbidden(err) {
 				c.note("nodes not listable: forbidden")
+				c.miss(snapshot.Missing{What: "nodes", Reason: "forbidden"})
 				return false
 			}
 			c.failed(ctx, err, "nodes not listable")
@@ -933,7 +964,7 @@ func (c *collector) findQuotas(ctx context.Context) {
 		list, err := c.c.core.CoreV1().ResourceQuotas(ns).List(rctx, metav1.ListOptions{})
 		cancel()
 		if err != nil {
-			if c.failed(ctx, err, "resourcequotas not readable in %s", ns) {
+			if c.failedMiss(ctx, err, snapshot.Missing{What: "quotas", Namespace: ns}, "resourcequotas not readable in %s", ns) {
 				return
 			}
 			continue
@@ -1006,4 +1037,17 @@ func (c *collector) writeObjects() (int, error) {
 		n += len(objs)
 	}
 	return n, nil
+}
+
+func sortedMissing(set map[snapshot.Missing]bool) []snapshot.Missing {
+	out := make([]snapshot.Missing, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		return x.What+"\x00"+x.Namespace+"\x00"+x.Pod+"\x00"+x.Container+"\x00"+x.Reason <
+			y.What+"\x00"+y.Namespace+"\x00"+y.Pod+"\x00"+y.Container+"\x00"+y.Reason
+	})
+	return out
 }

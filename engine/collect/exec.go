@@ -16,6 +16,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // execFunc runs a command in a container and writes its output to stdout and stderr.
@@ -172,11 +173,14 @@ func (c *collector) runExec(ctx context.Context, cmd execCmd) {
 	defer cancel()
 	out := &limitedBuffer{max: maxExecOutput}
 	err := c.c.exec(ectx, cmd.pod.Namespace, cmd.pod.Name, cmd.container, cmd.command, out, out)
+	missing := snapshot.Missing{What: "exec " + cmd.name, Namespace: cmd.pod.Namespace, Pod: cmd.pod.Name, Container: cmd.container}
 	if err != nil {
 		if ectx.Err() != nil && ctx.Err() == nil {
 			c.note("%s: timed out after %s", what, c.opts.ExecTimeout)
+			missing.Reason = fmt.Sprintf("timed out after %s", c.opts.ExecTimeout)
+			c.miss(missing)
 		} else {
-			c.failed(ctx, err, "%s failed", what)
+			c.failedMiss(ctx, err, missing, "%s failed", what)
 		}
 	}
 	if out.Len() == 0 {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/collect"
 	"github.com/traindoc/traindoc/engine/collect/clustertest"
+	"github.com/traindoc/traindoc/engine/diagnose"
 )
 
 const basicSnapshot = "testdata/snapshots/basic"
@@ -331,6 +332,28 @@ func TestIntegrationRestrictedUser(t *testing.T) {
 	meta := readFile(t, filepath.Join(dir, "snapshot.yaml"))
 	if !strings.Contains(meta, "events not readable in team-a: forbidden") {
 		t.Errorf("snapshot.yaml:\n%s", meta)
+	}
+	// The report is produced from what was read, and the job says what it
+	// was diagnosed without and why.
+	rep, err := diagnose.Run(ctx, dir, diagnose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Jobs) != 1 || !rep.Partial() {
+		t.Fatalf("jobs = %d, partial = %v", len(rep.Jobs), rep.Partial())
+	}
+	got := map[string]bool{}
+	for _, m := range rep.Jobs[0].Missing {
+		got[m.What+" "+m.Object+": "+m.Reason] = true
+	}
+	for _, want := range []string{
+		"events namespace team-a: forbidden",
+		"logs pod team-a/demo-master-0 container pytorch: forbidden",
+		"nodes : forbidden",
+	} {
+		if !got[want] {
+			t.Errorf("job missing %q; has %v", want, got)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // task is one unit of work for the bounded pool.
@@ -96,9 +97,11 @@ func (c *collector) logTasks(p *corev1.Pod) []task {
 func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container string, previous bool) {
 	what := fmt.Sprintf("logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 	file := container + ".log"
+	missing := snapshot.Missing{What: "logs", Namespace: p.Namespace, Pod: p.Name, Container: container}
 	if previous {
 		what = fmt.Sprintf("previous logs of pod %s/%s container %s", p.Namespace, p.Name, container)
 		file = container + ".previous.log"
+		missing.What = "previous-logs"
 	}
 	opts := &corev1.PodLogOptions{Container: container, Previous: previous, Timestamps: c.opts.Timestamps}
 	if c.opts.LogBytes > 0 {
@@ -118,7 +121,7 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 			c.debugf("%s not available: %s", what, reason(err))
 			return
 		}
-		c.failed(ctx, err, "%s not readable", what)
+		c.failedMiss(ctx, err, missing, "%s not readable", what)
 		return
 	}
 	defer rc.Close()
@@ -132,8 +135,10 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 	if err != nil {
 		if n > 0 {
 			c.note("%s incomplete after %d bytes: %s", what, n, reason(err))
+			missing.Reason = fmt.Sprintf("incomplete after %d bytes: %s", n, reason(err))
+			c.miss(missing)
 		} else {
-			c.failed(ctx, err, "%s not readable", what)
+			c.failedMiss(ctx, err, missing, "%s not readable", what)
 		}
 	}
 	if n == 0 {

@@ -121,6 +121,7 @@ func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Ob
 			rj, err := d.diagnoseJob(ctx, job)
 			rj.CollectedAt, rj.Cluster = cmp.Or(snap.CollectedAt, job.Now), snap.Cluster
 			rj.Warnings = append(redact.Lines(warnings), rj.Warnings...)
+			rj.Missing = missing(snap, job)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil && firstErr == nil {

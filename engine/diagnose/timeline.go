@@ -8,6 +8,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // maxTimeline bounds the timeline; the last entry says how many were cut.
@@ -219,4 +220,67 @@ func pods(job *evidence.Job, findings []report.Finding) []report.Pod {
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Name < out[b].Name })
 	return out
+}
+
+// missing lists what the job was diagnosed without: what the collector
+// could not read about the job's namespace and pods (snapshot.yaml), and
+// the logs of containers that ran but have none in the snapshot.
+func missing(s *snapshot.Snapshot, job *evidence.Job) []report.Missing {
+	pods := map[string]*evidence.Pod{}
+	for i := range job.Pods {
+		pods[job.Pods[i].Name] = &job.Pods[i]
+	}
+	var out []report.Missing
+	known := map[string]bool{}
+	for _, m := range s.Missing {
+		if m.Namespace != "" && m.Namespace != job.Namespace {
+			continue
+		}
+		if m.Pod != "" && pods[m.Pod] == nil {
+			continue
+		}
+		out = append(out, report.Missing{What: m.What, Object: missingObject(m.Namespace, m.Pod, m.Container), Reason: m.Reason})
+		known[m.What+"/"+m.Pod+"/"+m.Container] = true
+	}
+	for i := range job.Pods {
+		p := &job.Pods[i]
+		for _, c := range p.Containers {
+			ran := c.State.State == "running" || c.State.State == "terminated"
+			if !ran || known["logs/"+p.Name+"/"+c.Name] || hasOwnLog(c) {
+				continue
+			}
+			out = append(out, report.Missing{What: "logs", Object: missingObject(p.Namespace, p.Name, c.Name), Reason: "not in the snapshot"})
+		}
+	}
+	if job.Phase == evidence.PhaseRunning && len(job.Pods) == 0 {
+		out = append(out, report.Missing{What: "pods", Object: missingObject(job.Namespace, "", ""), Reason: "no pod of the running job is in the snapshot"})
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].What != out[b].What {
+			return out[a].What < out[b].What
+		}
+		return out[a].Object < out[b].Object
+	})
+	return out
+}
+
+func hasOwnLog(c evidence.Container) bool {
+	for _, lf := range c.Logs {
+		if !lf.Exec && !lf.Previous {
+			return true
+		}
+	}
+	return false
+}
+
+func missingObject(ns, pod, container string) string {
+	switch {
+	case pod != "" && container != "":
+		return fmt.Sprintf("pod %s/%s container %s", ns, pod, container)
+	case pod != "":
+		return fmt.Sprintf("pod %s/%s", ns, pod)
+	case ns != "":
+		return "namespace " + ns
+	}
+	return ""
 }

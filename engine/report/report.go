@@ -101,6 +101,10 @@ type Job struct {
 	Progress *Progress `json:"progress,omitempty"`
 	Nodes    []string  `json:"nodes,omitempty"`
 	Notes    []string  `json:"notes,omitempty"`
+	// Missing lists what the diagnosis had to do without: logs, events or
+	// pods that could not be collected or are not in the snapshot, with
+	// why. A job with missing evidence was diagnosed from what was read.
+	Missing []Missing `json:"missing,omitempty"`
 	// Warnings are faults of traindoc's own on this job: a rule that failed
 	// to evaluate, a finding that did not decode, a log or exec output that
 	// could not be read or was only partly scanned.
@@ -217,6 +221,28 @@ type Replica struct {
 	Succeeded int    `json:"succeeded"`
 	Failed    int    `json:"failed"`
 	Restarts  int    `json:"restarts"`
+}
+
+// Missing is one piece of evidence a job was diagnosed without.
+type Missing struct {
+	// What is logs, previous-logs, events, pods, nodes, quotas, exec
+	// <command>, jobs or cluster.
+	What string `json:"what"`
+	// Object names what it was about ("pod ml/w-1 container pytorch",
+	// "namespace ml"); empty for the whole cluster.
+	Object string `json:"object,omitempty"`
+	Reason string `json:"reason"`
+}
+
+// Partial reports whether any job was diagnosed without some of its
+// evidence.
+func (r *Report) Partial() bool {
+	for i := range r.Jobs {
+		if len(r.Jobs[i].Missing) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Pod is a row of the per-pod table: the pod's role, where it ran, the

@@ -38,7 +38,11 @@ type Snapshot struct {
 	Context     string
 	Namespace   string
 	// Notes are snapshot.yaml's notes: what could not be collected.
-	Notes   []string
+	Notes []string
+	// Missing is snapshot.yaml's structured list of what could not be
+	// collected, each naming its namespace, pod and container where it
+	// has one, so that each job can say what it was diagnosed without.
+	Missing []Missing
 	Objects []*Object
 	// files indexes logs/ and exec/; see PodLogs and PodExec.
 	files podFiles
@@ -60,11 +64,23 @@ type LogRef struct {
 
 // Meta is the snapshot.yaml file.
 type Meta struct {
-	CollectedAt string `yaml:"collectedAt"`
-	Cluster     string `yaml:"cluster"`
-	Context     string `yaml:"context"`
-	Namespace   string `yaml:"namespace"`
-	Notes       notes  `yaml:"notes"`
+	CollectedAt string    `yaml:"collectedAt"`
+	Cluster     string    `yaml:"cluster"`
+	Context     string    `yaml:"context"`
+	Namespace   string    `yaml:"namespace"`
+	Notes       notes     `yaml:"notes"`
+	Missing     []Missing `yaml:"missing"`
+}
+
+// Missing is one thing a collector could not read. What is pods, events,
+// logs, previous-logs, exec, nodes, quotas, jobs or cluster (the API server
+// stopped answering); Namespace is empty for what is cluster-wide.
+type Missing struct {
+	What      string `yaml:"what" json:"what"`
+	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
+	Pod       string `yaml:"pod,omitempty" json:"pod,omitempty"`
+	Container string `yaml:"container,omitempty" json:"container,omitempty"`
+	Reason    string `yaml:"reason" json:"reason"`
 }
 
 // notes accepts a list of strings or a single string.
@@ -194,7 +210,7 @@ func (s *Snapshot) readMeta() error {
 		}
 		s.CollectedAt = t.UTC().Format(time.RFC3339)
 	}
-	s.Cluster, s.Context, s.Namespace, s.Notes = m.Cluster, m.Context, m.Namespace, m.Notes
+	s.Cluster, s.Context, s.Namespace, s.Notes, s.Missing = m.Cluster, m.Context, m.Namespace, m.Notes, m.Missing
 	return nil
 }
 
