@@ -65,6 +65,8 @@ type clusterFlags struct {
 	// keep is where a live diagnosis keeps the snapshot it took; empty
 	// means a temporary directory removed afterwards.
 	keep string
+	// deadline bounds the whole collection; what was read by then is kept.
+	deadline time.Duration
 }
 
 func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
@@ -78,6 +80,8 @@ func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
 	fs.Int64Var(&c.opts.LogTail, "log-tail", 0, "keep at most this many last lines of each container log (0: no limit)")
 	fs.BoolVar(&c.opts.Timestamps, "timestamps", true, "ask for --timestamps on log lines (needed for stall and progress times)")
 	fs.BoolVar(&c.opts.Previous, "previous", true, "also read the log of the previous instance of restarted containers")
+	fs.DurationVar(&c.opts.RequestTimeout, "request-timeout", c.opts.RequestTimeout, "client-side timeout of each API request (log streams get four times as long)")
+	fs.DurationVar(&c.deadline, "collect-timeout", 0, "stop collecting after this long and diagnose what was read (0: no limit)")
 	fs.BoolVar(&c.opts.Exec, "exec", false, "run read-only diagnostics inside running pods (nvidia-smi, ray status, checkpoint listing); needs pods/exec")
 	fs.DurationVar(&c.opts.ExecTimeout, "exec-timeout", c.opts.ExecTimeout, "timeout of each in-pod command")
 	fs.IntVar(&c.opts.Concurrency, "concurrency", c.opts.Concurrency, "log and exec requests in flight at once")
@@ -102,8 +106,15 @@ func (c *clusterFlags) collect(ctx context.Context, jobs []string, dir string, s
 	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		opts.Progress = stderr
 	}
-	res, err := collect.Collect(ctx, cfg, ctxName, opts, dir)
-	if errors.Is(err, collect.ErrUnreachable) && res != nil {
+	cctx := ctx
+	if c.deadline > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, c.deadline)
+		defer cancel()
+	}
+	res, err := collect.Collect(cctx, cfg, ctxName, opts, dir)
+	deadline := cctx.Err() != nil && ctx.Err() == nil
+	if (errors.Is(err, collect.ErrUnreachable) || deadline) && res != nil {
 		// Keep what was read; the snapshot's notes say what is missing.
 		fmt.Fprintf(stderr, "traindoc: %v; the snapshot is partial\n", err)
 		return res, nil

@@ -312,10 +312,13 @@ func reason(err error) string {
 }
 
 // isTransport reports whether err came from the connection rather than from
-// the API server (which always answers with a Status).
+// the API server (which always answers with a Status). A request that ran
+// out of its own client-side time is not: a slow answer to one request (a
+// long log, an overloaded kubelet) says nothing about the next one, so it
+// is recorded as timed out and collection goes on.
 func isTransport(err error) bool {
 	var st apierrors.APIStatus
-	return err != nil && !errors.As(err, &st) && !errors.Is(err, context.Canceled)
+	return err != nil && !errors.As(err, &st) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
 // failed records a failed read as a note. It returns true when the API

@@ -10,6 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,6 +26,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
+
+	"k8s.io/client-go/rest"
 
 	"github.com/traindoc/traindoc/engine/collect"
 	"github.com/traindoc/traindoc/engine/collect/clustertest"
@@ -534,6 +540,79 @@ func TestIntegrationSecretsNeverWritten(t *testing.T) {
 	for _, keep := range []string{"NCCL_DEBUG", "FailedMount", "403 Forbidden", "step 10 loss 1.93", "BEGIN RSA PRIVATE KEY"} {
 		if !strings.Contains(written.String(), keep) {
 			t.Errorf("the %d files written lost %q", files, keep)
+		}
+	}
+}
+
+// TestIntegrationSlowServer puts a proxy in front of the API server that
+// answers log requests slowly: each request is bounded by the client-side
+// timeout, the rest of the snapshot is collected, and the report says which
+// logs the diagnosis was made without and why.
+func TestIntegrationSlowServer(t *testing.T) {
+	t.Parallel()
+	c := startWithCRDs(t, clustertest.Options{})
+	load(t, c, basicSnapshot, true)
+
+	target, err := url.Parse(c.Config.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.Transport, err = rest.TransportFor(c.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/log") {
+			select { // far longer than the client waits
+			case <-release:
+			case <-r.Context().Done():
+			case <-time.After(time.Minute):
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	defer close(release)
+
+	cfg := &rest.Config{Host: slow.URL}
+	opts := collect.DefaultOptions()
+	opts.Namespace = "team-a"
+	opts.RequestTimeout = 300 * time.Millisecond
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	res, err := collect.Collect(ctx, cfg, "slow", opts, dir)
+	if err != nil {
+		t.Fatalf("slow log requests must not fail the collection: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 30*time.Second {
+		t.Errorf("collection took %s: the per-request timeout did not hold", elapsed)
+	}
+	if len(res.Jobs) != 1 || res.Pods != 2 {
+		t.Fatalf("jobs = %v, pods = %d: the objects must be collected", res.Jobs, res.Pods)
+	}
+	rep, err := diagnose.Run(ctx, dir, diagnose.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Jobs) != 1 || !rep.Partial() {
+		t.Fatalf("jobs = %d, partial = %v", len(rep.Jobs), rep.Partial())
+	}
+	var logs []string
+	for _, m := range rep.Jobs[0].Missing {
+		if m.What == "logs" {
+			logs = append(logs, m.Object+": "+m.Reason)
+		}
+	}
+	for _, want := range []string{
+		"pod team-a/demo-master-0 container pytorch: timed out",
+		"pod team-a/demo-worker-0 container pytorch: timed out",
+	} {
+		if !slices.Contains(logs, want) {
+			t.Errorf("missing logs = %q, want %q", logs, want)
 		}
 	}
 }
