@@ -8,7 +8,9 @@ FIXTURES  := $(sort $(dir $(wildcard fixtures/*/expected.yaml)))
 OUT       ?= out
 FUZZTIME  ?= 1m
 
-.PHONY: help build demo fixtures test test-short test-rego vet fmt-check fmt-rego bench fuzz fuzz-short clean
+.PHONY: help build demo fixtures test test-short test-rego vet lint fmt-check fmt-rego bench fuzz fuzz-short clean distclean
+
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 help: ## list targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -28,9 +30,10 @@ demo: build fixtures ## diagnose every bundled fixture (no cluster, no LLM) and 
 	@$(BIN) diagnose --snapshot fixtures/cascade-512-ranks || [ $$? -eq 3 ]
 	@$(MAKE) --no-print-directory demo-site
 
-test: vet fmt-check fixtures test-deps ## run every test: unit, Rego, fixtures, browser and real API server
+test: vet lint fmt-check test-deps ## run every test: unit, Rego, fixtures, browser, real API server, and each fuzz target briefly
 	TRAINDOC_REQUIRE_BROWSER=1 TRAINDOC_REQUIRE_CLUSTER=1 TRAINDOC_K8S_BIN="$$(hack/k8s-tools/build.sh)" \
 		$(GO) test -count=1 -timeout 25m ./...
+	$(MAKE) --no-print-directory fuzz-short
 
 test-short: ## unit, Rego and fixture tests only (no browser, no API server)
 	$(GO) test -short ./...
@@ -40,6 +43,9 @@ test-rego: build ## run the Rego rule tests the way `opa test` does
 
 vet: ## go vet
 	$(GO) vet ./...
+
+lint: ## staticcheck (fetched from the Go module proxy on first use)
+	$(STATICCHECK) ./...
 
 fmt-check: ## fail when Go or Rego files are not formatted
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '^hack/k8s-tools/')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -59,8 +65,11 @@ fuzz-short: ## every fuzz target for 5 s, short enough for make test
 
 test-deps: browser-deps ## install what the tests need (Chromium; the API server binaries are built by the test target)
 
-clean: ## remove build outputs
-	rm -rf bin $(OUT)
+clean: ## remove what the build and the demo made
+	rm -rf bin $(OUT) traindoc fixtures/big-million-lines/logs
+
+distclean: clean ## also remove the cached API server binaries (.cache)
+	rm -rf .cache
 
 -include render/render.mk
 -include site/site.mk

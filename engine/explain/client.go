@@ -45,6 +45,21 @@ type chatClient struct {
 	// noJSONMode is set once the server rejects response_format; later
 	// requests go without it instead of failing the same way again.
 	noJSONMode atomic.Bool
+	// wait sleeps between attempts; tests replace it so that they never
+	// sleep and can see the delays.
+	wait func(ctx context.Context, d time.Duration) error
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 func newChatClient(cfg Config) *chatClient {
@@ -69,6 +84,7 @@ func newChatClient(cfg Config) *chatClient {
 		minBackoff: defaultMinBackoff,
 		maxBackoff: defaultMaxBackoff,
 		sem:        make(chan struct{}, cfg.Concurrency),
+		wait:       sleep,
 	}
 }
 
@@ -117,13 +133,8 @@ func (c *chatClient) complete(ctx context.Context, system, user string) (string,
 		if !retryable(ctx, err, status) || attempts > c.maxRetries {
 			return "", describe(ctx, err, status, attempts, c.timeout)
 		}
-		delay := c.backoff(attempts, hint)
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return "", describe(ctx, ctx.Err(), 0, attempts, c.timeout)
-		case <-t.C:
+		if err := c.wait(ctx, c.backoff(attempts, hint)); err != nil {
+			return "", describe(ctx, err, 0, attempts, c.timeout)
 		}
 	}
 }

@@ -398,3 +398,31 @@ func TestIsAzure(t *testing.T) {
 		}
 	}
 }
+
+// Retries back off exponentially with jitter, and honour Retry-After;
+// the waits are recorded, not slept.
+func TestRetryBackoff(t *testing.T) {
+	srv := explaintest.New(t, explaintest.ServerError)
+	e := newTestExplainer(t, Config{BaseURL: srv.URL(), MaxRetries: 3})
+	var delays []time.Duration
+	e.client.wait = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		return nil
+	}
+	rep := testReport()
+	if err := e.Explain(context.Background(), rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(delays) != 3 {
+		t.Fatalf("delays = %v, want one before each of 3 retries", delays)
+	}
+	for i, d := range delays {
+		full := min(defaultMinBackoff<<i, defaultMaxBackoff)
+		if d < full/2 || d > full {
+			t.Errorf("delay %d = %s, want in [%s, %s]", i+1, d, full/2, full)
+		}
+	}
+	if got := e.client.backoff(1, 7*time.Second); got != 7*time.Second {
+		t.Errorf("Retry-After 7s gave %s", got)
+	}
+}

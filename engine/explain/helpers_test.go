@@ -1,6 +1,7 @@
 package explain
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -116,7 +117,12 @@ func newTestExplainer(t *testing.T, cfg Config) *Explainer {
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
-	e.client.minBackoff = time.Millisecond
-	e.client.maxBackoff = 5 * time.Millisecond
+	// Retries never sleep in tests: the delays are recorded instead.
+	e.client.wait = func(ctx context.Context, d time.Duration) error {
+		if d < 0 || d > e.client.maxBackoff && d > maxRetryAfter {
+			t.Errorf("backoff %s out of bounds", d)
+		}
+		return ctx.Err()
+	}
 	return e
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // Logs and in-pod command outputs are filed by pod (docs/snapshot-layout.md).
@@ -99,8 +101,12 @@ func (s *Snapshot) readLogs(dir string) {
 			continue
 		}
 		if !e.IsDir() {
+			if !e.Type().IsRegular() {
+				s.skipSpecial(path.Join("logs", name), e.Type())
+				continue
+			}
 			// logs/<pod>.log: v1 shorthand for the pod's main container.
-			if e.Type().IsRegular() && strings.HasSuffix(name, ".log") {
+			if strings.HasSuffix(name, ".log") {
 				pod, prev := logName(name)
 				s.files.logsV1[pod] = append(s.files.logsV1[pod], LogRef{
 					Previous: prev, Path: filepath.Join(dir, name), Rel: path.Join("logs", name),
@@ -109,7 +115,7 @@ func (s *Snapshot) readLogs(dir string) {
 			continue
 		}
 		sub := filepath.Join(dir, name)
-		files, dirs, err := listFolder(sub)
+		files, dirs, err := s.listFolder(sub, path.Join("logs", name))
 		if err != nil {
 			s.warn("logs/%s: %v", name, err)
 			continue
@@ -123,7 +129,7 @@ func (s *Snapshot) readLogs(dir string) {
 		// logs/<namespace>/<pod>/<container>.log (v2)
 		for _, pod := range dirs {
 			podDir := filepath.Join(sub, pod)
-			pf, _, err := listFolder(podDir)
+			pf, _, err := s.listFolder(podDir, path.Join("logs", name, pod))
 			if err != nil {
 				s.warn("logs/%s/%s: %v", name, pod, err)
 				continue
@@ -153,11 +159,17 @@ func (s *Snapshot) readExec(dir string) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if !e.IsDir() || strings.HasPrefix(name, ".") {
+		if strings.HasPrefix(name, ".") {
+			continue
+		}
+		if !e.IsDir() {
+			if !e.Type().IsRegular() {
+				s.skipSpecial(path.Join("exec", name), e.Type())
+			}
 			continue
 		}
 		sub := filepath.Join(dir, name)
-		files, dirs, err := listFolder(sub)
+		files, dirs, err := s.listFolder(sub, path.Join("exec", name))
 		if err != nil {
 			s.warn("exec/%s: %v", name, err)
 			continue
@@ -172,8 +184,10 @@ func (s *Snapshot) readExec(dir string) {
 }
 
 // listFolder returns the names of the regular files and of the folders in
-// dir, hidden ones left out.
-func listFolder(dir string) (files, dirs []string, err error) {
+// dir (rel in the snapshot), hidden ones left out. Anything else, a link or
+// a pipe, is skipped with a warning naming it: never followed, never
+// opened, never silently left out.
+func (s *Snapshot) listFolder(dir, rel string) (files, dirs []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, nil, err
@@ -185,9 +199,21 @@ func listFolder(dir string) (files, dirs []string, err error) {
 			dirs = append(dirs, e.Name())
 		case e.Type()&fs.ModeType == 0:
 			files = append(files, e.Name())
+		default:
+			s.skipSpecial(path.Join(rel, e.Name()), e.Type())
 		}
 	}
 	return files, dirs, nil
+}
+
+// skipSpecial warns about an entry under logs/ or exec/ that is not a
+// regular file or folder.
+func (s *Snapshot) skipSpecial(rel string, mode fs.FileMode) {
+	if mode&fs.ModeSymlink != 0 {
+		s.warn("%s: symbolic link, not followed", rel)
+		return
+	}
+	s.warn("%s: %s, skipped", rel, regfile.Describe(mode))
 }
 
 // logName splits "<name>[.previous].log".

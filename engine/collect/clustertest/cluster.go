@@ -104,10 +104,16 @@ func FindBin() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// RequireBin returns the binaries directory, or skips the test when they
-// are missing and $TRAINDOC_REQUIRE_CLUSTER is not set.
+// RequireBin returns the binaries directory, or skips the test under
+// -short, or when they are missing and $TRAINDOC_REQUIRE_CLUSTER is not
+// set.
 func RequireBin(t testing.TB) string {
 	t.Helper()
+	// -short never starts a control plane, whatever is installed: it is
+	// the quick loop, and these tests take minutes.
+	if testing.Short() {
+		t.Skip("skipping the real API server in -short mode")
+	}
 	dir, err := FindBin()
 	if err != nil {
 		if os.Getenv(EnvRequire) != "" {
