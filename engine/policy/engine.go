@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -361,13 +360,9 @@ func (p Problem) String() string {
 // for what stops every rule (an input that cannot be converted, a
 // cancelled context).
 func (e *Engine) Eval(ctx context.Context, input any) ([]RawFinding, []Problem, error) {
-	b, err := json.Marshal(input)
+	v, err := toValue(input)
 	if err != nil {
-		return nil, nil, fmt.Errorf("encode input: %w", err)
-	}
-	v, err := ast.ValueFromReader(bytes.NewReader(b))
-	if err != nil {
-		return nil, nil, fmt.Errorf("convert input: %w", err)
+		return nil, nil, err
 	}
 	var (
 		values   []any
