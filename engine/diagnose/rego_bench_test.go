@@ -41,19 +41,30 @@ func BenchmarkRegoPerJob(b *testing.B) {
 		}
 	}
 	times := make([]time.Duration, 0, b.N*len(jobs))
+	cpu := make([]time.Duration, 0, b.N*len(jobs))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, j := range jobs {
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime()
 			if _, _, err := d.engine.Eval(ctx, j); err != nil {
 				b.Fatal(err)
 			}
 			times = append(times, time.Since(start))
+			cpu = append(cpu, cpuTime()-cpu0)
 		}
 	}
 	b.StopTimer()
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 	slices.Sort(times)
-	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-median/job")
-	b.ReportMetric(float64(times[len(times)*9/10].Microseconds())/1000, "ms-p90/job")
+	slices.Sort(cpu)
+	b.ReportMetric(ms(times[len(times)/2]), "ms-median/job")
+	b.ReportMetric(ms(times[len(times)*9/10]), "ms-p90/job")
+	// On a shared machine wall time depends on the neighbours; the
+	// process's CPU time (garbage collection included) is what a job
+	// costs.
+	if cpu[len(cpu)-1] > 0 {
+		b.ReportMetric(ms(cpu[len(cpu)/2]), "cpu-ms-median/job")
+		b.ReportMetric(ms(cpu[len(cpu)*9/10]), "cpu-ms-p90/job")
+	}
 	b.ReportMetric(float64(len(jobs)), "jobs")
 }

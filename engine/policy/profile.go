@@ -48,6 +48,10 @@ type HotSpot struct {
 type Profile struct {
 	Rules []RuleCost // costliest first
 	Hot   []HotSpot  // costliest first
+	// Steps counts the expression evaluations (first evaluations and
+	// redos) of the whole rule set over every input once: unlike time, it
+	// does not depend on what else the machine is doing.
+	Steps int
 }
 
 // ProfileRules measures each enabled rule alone over inputs (rounds times
@@ -88,24 +92,25 @@ func (e *Engine) ProfileRules(ctx context.Context, inputs []any, rounds, top int
 		p.Rules = append(p.Rules, c)
 	}
 	sort.SliceStable(p.Rules, func(a, b int) bool { return p.Rules[a].Total > p.Rules[b].Total })
-	hot, err := e.hotSpots(ctx, values, top)
-	if err != nil {
+	if err := e.hotSpots(ctx, values, top, p); err != nil {
 		return nil, err
 	}
-	p.Hot = hot
 	return p, nil
 }
 
-func (e *Engine) hotSpots(ctx context.Context, values []ast.Value, top int) ([]HotSpot, error) {
+func (e *Engine) hotSpots(ctx context.Context, values []ast.Value, top int, p *Profile) error {
 	prof := profiler.New()
 	for _, v := range values {
 		if _, err := e.findings.Eval(ctx, rego.EvalParsedInput(v), rego.EvalQueryTracer(prof)); err != nil && ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	stats := prof.ReportTopNResults(top, []string{"total_time_ns", "num_eval", "num_redo", "file", "line"})
-	out := make([]HotSpot, 0, len(stats))
+	stats := prof.ReportTopNResults(0, []string{"total_time_ns", "num_eval", "num_redo", "file", "line"})
 	for _, s := range stats {
+		p.Steps += s.NumEval + s.NumRedo
+	}
+	out := make([]HotSpot, 0, min(top, len(stats)))
+	for _, s := range stats[:min(top, len(stats))] {
 		h := HotSpot{Time: time.Duration(s.ExprTimeNs), Evals: s.NumEval, Redos: s.NumRedo}
 		if s.Location != nil {
 			h.Location = fmt.Sprintf("%s:%d", s.Location.File, s.Location.Row)
@@ -113,5 +118,6 @@ func (e *Engine) hotSpots(ctx context.Context, values []ast.Value, top int) ([]H
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	p.Hot = out
+	return nil
 }

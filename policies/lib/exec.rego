@@ -128,8 +128,13 @@ _relevant_state(_, _, _, _) if input.phase == "Failed"
 _relevant_state(_, _, lf, m) if not survived(lf, m)
 
 # hits(pod, c, ids) are the relevant matches of the given signature ids in a
-# container's logs, earliest first: [{"log", "id", "m"}].
-hits(pod, c, ids) := [h |
+# container's logs, earliest first: [{"log", "id", "m"}]. Most rules ask
+# about ids that matched nowhere in the container: one set intersection
+# answers them.
+hits(pod, c, ids) := [] if {
+	is_set(ids)
+	count(ids & matched_ids(c)) == 0
+} else := [h |
 	some pair in sort([[_order(lf, m), {"log": lf, "id": id, "m": m}] |
 		some lf in scanned(c)
 		some id in ids
@@ -138,6 +143,10 @@ hits(pod, c, ids) := [h |
 	])
 	h := pair[1]
 ]
+
+# matched_ids(c) are the signature ids that matched anywhere in the
+# container's scanned logs, relevant or not.
+matched_ids(c) := {id | some lf in scanned(c); some id, _ in lf.matches}
 
 _order(lf, m) := [object.get(m, "firstTime", ""), _prev_rank(lf), m.firstLine]
 

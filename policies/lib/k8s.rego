@@ -51,8 +51,12 @@ warning_events contains e if {
 	e.type == "Warning"
 }
 
-# pod_events(name) are the events about the pod called name.
-pod_events(name) := [e | some e in input.events; e.object.kind == "Pod"; e.object.name == name]
+# pod_events(name) are the events about the pod called name. The name is
+# unified inside the comprehension so that OPA indexes it: the events are
+# grouped by pod once per evaluation, not scanned once per pod.
+pod_events(name) := evs if {
+	evs := [e | some e in input.events; e.object.kind == "Pod"; name = e.object.name]
+}
 
 # containers(pod) are the pod's init and main containers.
 containers(pod) := array.concat(object.get(pod, "initContainers", []), pod.containers)

@@ -52,6 +52,8 @@ _after_patterns := [
 line_ip(text) := _first_ip(_ip_patterns, text)
 
 _first_ip(patterns, text) := ips[0] if {
+	# Every pattern names an IPv4 address: most lines have none.
+	regex.match(_ip, text)
 	ips := [m[0][1] |
 		some p in patterns
 		m := regex.find_all_string_submatch_n(p, text, 1)

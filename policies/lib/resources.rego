@@ -60,13 +60,16 @@ terminations(c) := [s |
 # and two minutes after one of its bad terminations, and not naming
 # another pod's cgroup.
 event_oom(pod, c) := [e |
-	some e in input.events
-	_oom_event(e)
+	some e in _oom_events
 	_event_scope(pod, e)
 	not _other_pod_cgroup(pod, e.message)
 	some s in terminations(c)
 	_near(e, object.get(s, "finishedAt", ""))
 ]
+
+# _oom_events are the job's OOM-kill events in input order, found once per
+# evaluation instead of once per container.
+_oom_events := [e | some e in input.events; _oom_event(e)]
 
 _oom_event(e) if e.reason in _oom_reasons
 
