@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/internal/ere"
 )
 
 func init() { addCommand(newRulesCmd) }
@@ -22,7 +25,7 @@ func newRulesCmd() *cobra.Command {
 		Use:   "rules",
 		Short: "List, test and format the Rego rules",
 	}
-	cmd.AddCommand(newRulesListCmd(), newRulesTestCmd(), newRulesFmtCmd())
+	cmd.AddCommand(newRulesListCmd(), newRulesTestCmd(), newRulesFmtCmd(), newRulesSignaturesCmd())
 	return cmd
 }
 
@@ -168,4 +171,73 @@ func newRulesFmtCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "rewrite the files in place")
 	return cmd
+}
+
+func newRulesSignaturesCmd() *cobra.Command {
+	var dirs, data []string
+	var output string
+	var progress bool
+	cmd := &cobra.Command{
+		Use:   "signatures [-o text|grep] [--progress]",
+		Short: "Print the log signatures the rules declare, to scan a log with grep or ripgrep too",
+		Long: `Print the log signatures the rules declare, sorted by id.
+
+-o text (the default) prints "id<TAB>pattern" in Go's regular expression
+syntax, as traindoc matches them. -o grep prints the patterns alone,
+rewritten in the syntax GNU grep -E and ripgrep both read, so that the
+same set can be counted with:
+
+  traindoc rules signatures -o grep > sigs.txt
+  grep -E -c -f sigs.txt app.log
+  rg -c -f sigs.txt app.log
+
+--progress adds the progress patterns (steps, loss, throughput).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if output != "text" && output != "grep" {
+				return usageError(fmt.Errorf("unknown output %q (want text or grep)", output))
+			}
+			e, err := loadEngine(cmd, dirs, data)
+			if err != nil {
+				return err
+			}
+			sigs := declaredPatterns(e.Signatures)
+			if progress {
+				sigs = append(sigs, declaredPatterns(e.ProgressPatterns)...)
+			}
+			sort.SliceStable(sigs, func(a, b int) bool { return sigs[a][0] < sigs[b][0] })
+			w := bufio.NewWriter(cmd.OutOrStdout())
+			for _, s := range sigs {
+				if output == "text" {
+					fmt.Fprintf(w, "%s\t%s\n", s[0], s[1])
+					continue
+				}
+				p, err := ere.Translate(s[1])
+				if err != nil {
+					return fmt.Errorf("signature %s: %w", s[0], err)
+				}
+				fmt.Fprintln(w, p)
+			}
+			return w.Flush()
+		},
+	}
+	cmd.Flags().StringArrayVar(&dirs, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
+	cmd.Flags().StringArrayVar(&data, "data", nil, "data file merged into the rules' data (repeatable)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (id and Go pattern) or grep (patterns for grep -E -f and rg -f)")
+	cmd.Flags().BoolVar(&progress, "progress", false, "include the progress patterns")
+	return cmd
+}
+
+// declaredPatterns returns [id, pattern] pairs of declared signatures or
+// progress patterns.
+func declaredPatterns(decl []map[string]any) [][2]string {
+	out := make([][2]string, 0, len(decl))
+	for _, m := range decl {
+		id, _ := m["id"].(string)
+		p, _ := m["pattern"].(string)
+		if p != "" {
+			out = append(out, [2]string{id, p})
+		}
+	}
+	return out
 }
