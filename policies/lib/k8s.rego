@@ -51,11 +51,17 @@ warning_events contains e if {
 	e.type == "Warning"
 }
 
-# pod_events(name) are the events about the pod called name. The name is
-# unified inside the comprehension so that OPA indexes it: the events are
-# grouped by pod once per evaluation, not scanned once per pod.
-pod_events(name) := evs if {
-	evs := [e | some e in input.events; e.object.kind == "Pod"; name = e.object.name]
+# pod_events(name) are the events about the pod called name, in input
+# order. They are grouped by pod once per evaluation: a job with thousands
+# of pods and events would otherwise scan every event once per pod.
+pod_events(name) := object.get(_pod_events, name, [])
+
+# OPA indexes the inner comprehension on n (it closes over n with an
+# equality), so that the grouping itself is linear. In a function the
+# index would be rebuilt on every call.
+_pod_events := {n: evs |
+	some n in {e.object.name | some e in input.events; e.object.kind == "Pod"}
+	evs := [e | some e in input.events; e.object.kind == "Pod"; n = e.object.name]
 }
 
 # containers(pod) are the pod's init and main containers.

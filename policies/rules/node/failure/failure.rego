@@ -161,15 +161,17 @@ _node_problems contains [n, c] if {
 	_problem(c)
 }
 
-_job_failed_on(node) if {
+_job_failed_on(node) if node in _failed_on
+
+# _failed_on are the nodes where the job failed, found once rather than
+# once per node: a job can have thousands of both.
+_failed_on contains object.get(pod, "nodeName", "") if {
 	object.get(input, "phase", "") in {"Failed", "Unknown"}
 	some pod in _list(input.pods)
-	object.get(pod, "nodeName", "") == node
 }
 
-_job_failed_on(node) if {
+_failed_on contains object.get(pod, "nodeName", "") if {
 	some pod in _list(input.pods)
-	object.get(pod, "nodeName", "") == node
 	_pod_hurt(pod)
 }
 
