@@ -114,6 +114,7 @@ func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Ob
 		sem <- struct{}{}
 		go func(i int, job *evidence.Job) {
 			defer func() { <-sem; wg.Done() }()
+			job.Events = aggregateEvents(job.Events)
 			warnings := d.logs.attach(ctx, snap, job, d.concurrency())
 			if observe != nil {
 				observe(snap, job)

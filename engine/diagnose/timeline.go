@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/report"
@@ -79,16 +80,7 @@ func timeline(job *evidence.Job) []report.Entry {
 		}
 		add(e.FirstTime, "event", e.Object.Kind+"/"+e.Object.Name, text, e.Type == "Warning")
 	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].Time != out[b].Time {
-			return before(out[a].Time, out[b].Time)
-		}
-		if out[a].Object != out[b].Object {
-			return out[a].Object < out[b].Object
-		}
-		return out[a].Text < out[b].Text
-	})
-	out = dedupeEntries(out)
+	out = dedupeEntries(sortEntries(out))
 	if len(out) > maxTimeline {
 		cut := len(out) - maxTimeline
 		out = append(out[:maxTimeline:maxTimeline], report.Entry{
@@ -96,6 +88,44 @@ func timeline(job *evidence.Job) []report.Entry {
 			Text:   fmt.Sprintf("%d later entries not shown", cut),
 			TextZh: fmt.Sprintf("另有 %d 条较晚的记录未显示", cut),
 		})
+	}
+	return out
+}
+
+// sortEntries orders entries by time, then object, then text. Times are
+// parsed once each rather than at every comparison: a job with a hundred
+// thousand events has as many entries before the timeline is cut.
+func sortEntries(in []report.Entry) []report.Entry {
+	type keyed struct {
+		t  time.Time
+		ok bool
+		e  *report.Entry
+	}
+	ks := make([]keyed, len(in))
+	for i := range in {
+		t, ok := parseTime(in[i].Time)
+		ks[i] = keyed{t, ok, &in[i]}
+	}
+	sort.SliceStable(ks, func(a, b int) bool {
+		ea, eb := ks[a].e, ks[b].e
+		if ea.Time != eb.Time {
+			// As before(): parseable times first, in order.
+			switch {
+			case ks[a].ok && ks[b].ok:
+				return ks[a].t.Before(ks[b].t)
+			case ks[a].ok:
+				return true
+			}
+			return false
+		}
+		if ea.Object != eb.Object {
+			return ea.Object < eb.Object
+		}
+		return ea.Text < eb.Text
+	})
+	out := make([]report.Entry, len(in))
+	for i, k := range ks {
+		out[i] = *k.e
 	}
 	return out
 }

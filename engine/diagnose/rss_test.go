@@ -1,0 +1,89 @@
+package diagnose
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/traindoc/traindoc/internal/benchgen"
+)
+
+// maxRSS is the most memory a diagnosis may hold, whatever the size of
+// the logs it reads.
+const maxRSS = 150 << 20
+
+// TestPeakRSSLargeLog diagnoses a job whose one log is 2 GiB, generated
+// in a temporary directory outside the repository, in a child process,
+// and checks the child's peak resident set. The log repeats a generated
+// block holding training lines, NCCL chatter, tracebacks, failures and a
+// line far longer than the scanner's line limit.
+func TestPeakRSSLargeLog(t *testing.T) {
+	if dir := os.Getenv("TRAINDOC_RSS_CHILD"); dir != "" {
+		if _, err := Run(context.Background(), dir, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if testing.Short() {
+		t.Skip("2 GiB log skipped in -short mode")
+	}
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "snap")
+	if err := benchgen.WriteSnapshot(snap, benchgen.Fleet{Jobs: 1, PodsPerJob: 1, EventsPerJob: 5, Nodes: 1, LogBytes: 1, FailEvery: 1, Seed: 2}); err != nil {
+		t.Fatal(err)
+	}
+	logs, err := filepath.Glob(filepath.Join(snap, "logs", "*", "*", "*.log"))
+	if err != nil || len(logs) != 1 {
+		t.Fatalf("logs %v: %v", logs, err)
+	}
+	if err := writeRepeated(logs[0], 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestPeakRSSLargeLog$")
+	cmd.Env = append(os.Environ(), "TRAINDOC_RSS_CHILD="+snap)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no resource usage on this system")
+	}
+	// Maxrss is in KiB on Linux. It counts this process's size at the
+	// time it started the child, which is far below the limit.
+	rss := int64(ru.Maxrss) << 10
+	t.Logf("peak RSS %d MiB diagnosing a 2 GiB log", rss>>20)
+	if rss > maxRSS {
+		t.Errorf("peak RSS %d MiB, want at most %d MiB", rss>>20, maxRSS>>20)
+	}
+}
+
+// writeRepeated writes size bytes to path: a generated failing log's
+// body repeated, with an over-long line in each block.
+func writeRepeated(path string, size int64) error {
+	var block bytes.Buffer
+	if err := benchgen.WriteLog(&block, benchgen.LogOptions{Size: 4 << 20, Seed: 3, Ending: benchgen.CUDAOOM, Timestamps: true}); err != nil {
+		return err
+	}
+	block.WriteString("2026-03-14T11:00:00.000000000Z ")
+	block.Write(bytes.Repeat([]byte("x"), 1<<20))
+	block.WriteByte('\n')
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	for written := int64(0); written < size; {
+		n, err := io.Copy(f, bytes.NewReader(block.Bytes()))
+		if err != nil {
+			f.Close()
+			return err
+		}
+		written += n
+	}
+	return f.Close()
+}
