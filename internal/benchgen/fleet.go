@@ -229,10 +229,12 @@ func (g *gen) podEvents(pod, node string, n int, created time.Time) []any {
 			out = append(out, g.event("Pod", pod, b.typ, b.reason, b.msg, b.src, t, 1))
 			continue
 		}
-		switch g.r.intn(3) {
-		case 0:
-			out = append(out, g.event("Pod", pod, "Warning", "Unhealthy", fmt.Sprintf("Readiness probe failed: Get \"http://10.0.%d.%d:8080/healthz\": dial tcp 10.0.%d.%d:8080: connect: connection refused", i%250, g.r.intn(250), i%250, g.r.intn(250)), "kubelet", t, 1+g.r.intn(30)))
-		case 1:
+		// What piles up on a busy cluster: a probe that keeps failing
+		// with other numbers each time, and routine image checks.
+		switch g.r.intn(4) {
+		case 0, 1:
+			out = append(out, g.event("Pod", pod, "Warning", "Unhealthy", fmt.Sprintf("Readiness probe failed: command \"sh -c nvidia-smi -L\" timed out after %ds (attempt %d)", 10+g.r.intn(3), i), "kubelet", t, 1+g.r.intn(30)))
+		case 2:
 			out = append(out, g.event("Pod", pod, "Normal", "Pulled", fmt.Sprintf("Container image \"nvcr.io/nvidia/pytorch:24.05-py3\" already present on machine (check %d)", i), "kubelet", t, 1+g.r.intn(5)))
 		default:
 			out = append(out, g.event("Pod", pod, "Normal", "LeaderElection", fmt.Sprintf("%s became leader of shard %d", pod, g.r.intn(1000)), "elastic-agent", t, 1))
