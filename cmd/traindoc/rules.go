@@ -178,7 +178,7 @@ func newRulesSignaturesCmd() *cobra.Command {
 	var output string
 	var progress bool
 	cmd := &cobra.Command{
-		Use:   "signatures [-o text|grep] [--progress]",
+		Use:   "signatures [-o text|grep|rg] [--progress]",
 		Short: "Print the log signatures the rules declare, to scan a log with grep or ripgrep too",
 		Long: `Print the log signatures the rules declare, sorted by id.
 
@@ -188,14 +188,18 @@ rewritten in the syntax GNU grep -E and ripgrep both read, so that the
 same set can be counted with:
 
   traindoc rules signatures -o grep > sigs.txt
-  grep -E -c -f sigs.txt app.log
+  LC_ALL=C grep -E -c -f sigs.txt app.log
   rg -c -f sigs.txt app.log
+
+-o rg writes word boundaries and the \w and \s classes as ASCII, as Go
+means them: ripgrep's own are Unicode-aware and much slower.
 
 --progress adds the progress patterns (steps, loss, throughput).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if output != "text" && output != "grep" {
-				return usageError(fmt.Errorf("unknown output %q (want text or grep)", output))
+			dialect, ok := map[string]ere.Dialect{"text": -1, "grep": ere.Grep, "rg": ere.Ripgrep}[output]
+			if !ok {
+				return usageError(fmt.Errorf("unknown output %q (want text, grep or rg)", output))
 			}
 			e, err := loadEngine(cmd, dirs, data)
 			if err != nil {
@@ -212,7 +216,7 @@ same set can be counted with:
 					fmt.Fprintf(w, "%s\t%s\n", s[0], s[1])
 					continue
 				}
-				p, err := ere.Translate(s[1])
+				p, err := ere.TranslateFor(s[1], dialect)
 				if err != nil {
 					return fmt.Errorf("signature %s: %w", s[0], err)
 				}
@@ -223,7 +227,7 @@ same set can be counted with:
 	}
 	cmd.Flags().StringArrayVar(&dirs, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
 	cmd.Flags().StringArrayVar(&data, "data", nil, "data file merged into the rules' data (repeatable)")
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (id and Go pattern) or grep (patterns for grep -E -f and rg -f)")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "text (id and Go pattern), grep (patterns for grep -E -f and rg -f) or rg (for rg -f, ASCII classes)")
 	cmd.Flags().BoolVar(&progress, "progress", false, "include the progress patterns")
 	return cmd
 }

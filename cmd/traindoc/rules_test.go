@@ -37,6 +37,9 @@ func TestRulesSignatures(t *testing.T) {
 	if grep := run("-o", "grep"); len(grep) != len(text) || goOnly.MatchString(strings.Join(grep, "\n")) {
 		t.Errorf("-o grep: %d patterns for %d signatures, or Go-only syntax left", len(grep), len(text))
 	}
+	if rg := run("-o", "rg"); len(rg) != len(text) || !strings.Contains(strings.Join(rg, "\n"), "(?-u:\\b)") {
+		t.Errorf("-o rg: %d patterns for %d signatures, or no ASCII word boundary", len(rg), len(text))
+	}
 	if withProgress := run("--progress"); len(withProgress) <= len(text) {
 		t.Errorf("--progress adds nothing: %d lines", len(withProgress))
 	}

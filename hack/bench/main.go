@@ -293,8 +293,11 @@ func benchScan(c *config) ([]result, error) {
 	}
 	mb := float64(st.Size()) / 1e6
 	input := fmt.Sprintf("%.0f MB log, full signature set + progress patterns", mb)
-	patterns := filepath.Join(c.cache, "patterns.txt")
-	if err := writePatterns(c, patterns); err != nil {
+	patterns, rgPatterns := filepath.Join(c.cache, "patterns.txt"), filepath.Join(c.cache, "patterns-rg.txt")
+	if err := writePatterns(c, patterns, "grep"); err != nil {
+		return nil, err
+	}
+	if err := writePatterns(c, rgPatterns, "rg"); err != nil {
 		return nil, err
 	}
 	n := countLines(patterns)
@@ -324,8 +327,8 @@ func benchScan(c *config) ([]result, error) {
 		args      []string
 		env       []string
 	}{
-		{"scan: GNU grep -E -c -f", "grep", []string{"-E", "-c", "-f", patterns, file}, []string{"LC_ALL=C.UTF-8"}},
-		{"scan: ripgrep -c -f", "rg", []string{"--no-config", "-c", "-f", patterns, file}, nil},
+		{"scan: GNU grep -E -c -f (C locale)", "grep", []string{"-E", "-c", "-f", patterns, file}, []string{"LC_ALL=C"}},
+		{"scan: ripgrep -c -f", "rg", []string{"--no-config", "-c", "-f", rgPatterns, file}, nil},
 	}
 	ensureRipgrep()
 	for _, t := range tools {
@@ -367,14 +370,14 @@ func ensureRipgrep() {
 }
 
 // writePatterns writes the signatures and progress patterns in the syntax
-// grep -E and ripgrep read, through the CLI itself.
-func writePatterns(c *config, path string) error {
+// grep -E (or ripgrep) reads, through the CLI itself.
+func writePatterns(c *config, path, dialect string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	gen := exec.Command("go", "run", "./cmd/traindoc", "rules", "signatures", "-o", "grep", "--progress")
+	gen := exec.Command("go", "run", "./cmd/traindoc", "rules", "signatures", "-o", dialect, "--progress")
 	gen.Dir, gen.Stdout, gen.Stderr = c.root, f, os.Stderr
 	return gen.Run()
 }

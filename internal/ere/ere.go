@@ -17,14 +17,30 @@ import (
 	"unicode"
 )
 
-// Translate rewrites one Go regular expression.
-func Translate(pattern string) (string, error) {
+// Dialect is the tool a pattern is written for.
+type Dialect int
+
+const (
+	// Grep is what GNU grep -E and ripgrep both read.
+	Grep Dialect = iota
+	// Ripgrep spells word boundaries and the \w and \s classes the
+	// ASCII way, as Go means them: ripgrep's own are Unicode-aware, and a
+	// Unicode word boundary keeps it off its fast engines.
+	Ripgrep
+)
+
+// Translate rewrites one Go regular expression for grep -E (and
+// ripgrep).
+func Translate(pattern string) (string, error) { return TranslateFor(pattern, Grep) }
+
+// TranslateFor rewrites one Go regular expression for a dialect.
+func TranslateFor(pattern string, d Dialect) (string, error) {
 	re, err := syntax.Parse(pattern, syntax.Perl)
 	if err != nil {
 		return "", fmt.Errorf("parse %q: %w", pattern, err)
 	}
 	var b strings.Builder
-	if err := write(&b, re); err != nil {
+	if err := (writer{d}).write(&b, re); err != nil {
 		return "", fmt.Errorf("translate %q: %w", pattern, err)
 	}
 	return b.String(), nil
@@ -34,7 +50,20 @@ func Translate(pattern string) (string, error) {
 // dialects.
 const escapes = `.[]()*+?{}|^$\`
 
-func write(b *strings.Builder, re *syntax.Regexp) error {
+type writer struct{ d Dialect }
+
+// named returns how the dialect spells a named class or assertion.
+func (w writer) named(grep string) string {
+	if w.d != Ripgrep {
+		return grep
+	}
+	return map[string]string{
+		`\b`: `(?-u:\b)`, `\B`: `(?-u:\B)`, `\w`: `[0-9A-Za-z_]`, `\W`: `[^0-9A-Za-z_]`,
+		`\s`: `[\t\f\r ]`, `\S`: `[^\t\f\r ]`,
+	}[grep]
+}
+
+func (w writer) write(b *strings.Builder, re *syntax.Regexp) error {
 	switch re.Op {
 	case syntax.OpNoMatch:
 		b.WriteString(`[^\x00-\x{10FFFF}]`)
@@ -45,7 +74,7 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 			writeRune(b, r, re.Flags&syntax.FoldCase != 0)
 		}
 	case syntax.OpCharClass:
-		writeClass(b, re.Rune)
+		w.writeClass(b, re.Rune)
 	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
 		b.WriteByte('.')
 	case syntax.OpBeginLine, syntax.OpBeginText:
@@ -53,22 +82,22 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 	case syntax.OpEndLine, syntax.OpEndText:
 		b.WriteByte('$')
 	case syntax.OpWordBoundary:
-		b.WriteString(`\b`)
+		b.WriteString(w.named(`\b`))
 	case syntax.OpNoWordBoundary:
-		b.WriteString(`\B`)
+		b.WriteString(w.named(`\B`))
 	case syntax.OpCapture:
 		b.WriteByte('(')
-		if err := write(b, re.Sub[0]); err != nil {
+		if err := w.write(b, re.Sub[0]); err != nil {
 			return err
 		}
 		b.WriteByte(')')
 	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest:
-		if err := writeAtom(b, re.Sub[0]); err != nil {
+		if err := w.writeAtom(b, re.Sub[0]); err != nil {
 			return err
 		}
 		b.WriteByte(map[syntax.Op]byte{syntax.OpStar: '*', syntax.OpPlus: '+', syntax.OpQuest: '?'}[re.Op])
 	case syntax.OpRepeat:
-		if err := writeAtom(b, re.Sub[0]); err != nil {
+		if err := w.writeAtom(b, re.Sub[0]); err != nil {
 			return err
 		}
 		switch {
@@ -83,13 +112,13 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 		for _, sub := range re.Sub {
 			if sub.Op == syntax.OpAlternate {
 				b.WriteByte('(')
-				if err := write(b, sub); err != nil {
+				if err := w.write(b, sub); err != nil {
 					return err
 				}
 				b.WriteByte(')')
 				continue
 			}
-			if err := write(b, sub); err != nil {
+			if err := w.write(b, sub); err != nil {
 				return err
 			}
 		}
@@ -98,7 +127,7 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 			if i > 0 {
 				b.WriteByte('|')
 			}
-			if err := write(b, sub); err != nil {
+			if err := w.write(b, sub); err != nil {
 				return err
 			}
 		}
@@ -110,14 +139,14 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 
 // writeAtom writes what a repetition applies to, grouped unless it is one
 // character or already a group.
-func writeAtom(b *strings.Builder, re *syntax.Regexp) error {
+func (w writer) writeAtom(b *strings.Builder, re *syntax.Regexp) error {
 	single := re.Op == syntax.OpCharClass || re.Op == syntax.OpAnyChar || re.Op == syntax.OpAnyCharNotNL ||
 		re.Op == syntax.OpCapture || (re.Op == syntax.OpLiteral && len(re.Rune) == 1)
 	if single {
-		return write(b, re)
+		return w.write(b, re)
 	}
 	b.WriteByte('(')
-	if err := write(b, re); err != nil {
+	if err := w.write(b, re); err != nil {
 		return err
 	}
 	b.WriteByte(')')
@@ -142,13 +171,16 @@ func writeRune(b *strings.Builder, r rune, fold bool) {
 }
 
 // foldSet is r and the runes it equals when case is ignored, for
-// letters only.
+// letters only, without the fold-only runes of ASCII letters.
 func foldSet(r rune) []rune {
 	if !unicode.IsLetter(r) {
 		return nil
 	}
 	out := []rune{r}
 	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+		if r < 0x80 && foldOnly[f] {
+			continue
+		}
 		out = append(out, f)
 	}
 	slices.Sort(out)
@@ -166,6 +198,10 @@ func writeRaw(b *strings.Builder, r rune) {
 	b.WriteRune(r)
 }
 
+// foldOnly are the non-ASCII runes Go's case folding adds to ASCII
+// letters; they are left out (see the package comment).
+var foldOnly = map[rune]bool{'\u017f': true, '\u212a': true}
+
 // Named classes both dialects know, as Go's parser spells them.
 var (
 	digit = []rune{'0', '9'}
@@ -178,17 +214,24 @@ var (
 // written outside, as alternatives.
 const bracketSpecial = `\[]^-&~`
 
-func writeClass(b *strings.Builder, ranges []rune) {
+func (w writer) writeClass(b *strings.Builder, ranges []rune) {
 	ranges = dropNewline(ranges)
+	if len(ranges) > 0 && ranges[len(ranges)-1] == unicode.MaxRune {
+		// A negated class: drop the fold-only runes from what it
+		// excludes, so that the complement has none either.
+		ranges = complement(dropRunes(complement(ranges), foldOnly))
+	} else {
+		ranges = dropRunes(ranges, foldOnly)
+	}
 	switch {
 	case slices.Equal(ranges, digit):
 		b.WriteString("[0-9]")
 		return
 	case slices.Equal(ranges, word):
-		b.WriteString(`\w`)
+		b.WriteString(w.named(`\w`))
 		return
 	case slices.Equal(ranges, space):
-		b.WriteString(`\s`)
+		b.WriteString(w.named(`\s`))
 		return
 	}
 	neg := len(ranges) > 0 && ranges[len(ranges)-1] == unicode.MaxRune
@@ -197,10 +240,10 @@ func writeClass(b *strings.Builder, ranges []rune) {
 		set = dropNewline(complement(ranges))
 		switch {
 		case slices.Equal(set, word):
-			b.WriteString(`\W`)
+			b.WriteString(w.named(`\W`))
 			return
 		case slices.Equal(set, space):
-			b.WriteString(`\S`)
+			b.WriteString(w.named(`\S`))
 			return
 		case len(set) == 0:
 			b.WriteByte('.') // anything but a newline
@@ -322,6 +365,26 @@ func complement(ranges []rune) []rune {
 	}
 	if next <= unicode.MaxRune {
 		out = append(out, next, unicode.MaxRune)
+	}
+	return out
+}
+
+// dropRunes removes single runes from a class.
+func dropRunes(ranges []rune, drop map[rune]bool) []rune {
+	var out []rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		for r := range drop {
+			if lo <= r && r <= hi {
+				if lo < r {
+					out = append(out, lo, r-1)
+				}
+				lo = r + 1
+			}
+		}
+		if lo <= hi {
+			out = append(out, lo, hi)
+		}
 	}
 	return out
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -37,6 +39,8 @@ func TestTranslate(t *testing.T) {
 		{`(?P<size>[\d.]+) GiB`, `([.0-9]+) GiB`},
 		{`^start|end$`, `^start|end$`},
 		{`[a-z&&]`, `([a-z]|&)`},
+		{`(?i)ks`, `[Kk][Ss]`},
+		{`(?i)[^a-z]`, `[^A-Za-z]`},
 	}
 	for _, c := range cases {
 		got, err := Translate(c.in)
@@ -65,12 +69,21 @@ func TestBuiltinPatternsAgree(t *testing.T) {
 	if err := os.WriteFile(corpusFile, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tools := map[string][]string{}
+	type tool struct {
+		argv    []string
+		env     string
+		dialect Dialect
+	}
+	tools := map[string]tool{}
 	if p, err := exec.LookPath("grep"); err == nil {
-		tools["grep"] = []string{p, "-E", "-c"}
+		// The C locale is grep's fast byte mode; the counts must not
+		// depend on it.
+		tools["grep"] = tool{[]string{p, "-E", "-c"}, "LC_ALL=C", Grep}
+		tools["grep (UTF-8)"] = tool{[]string{p, "-E", "-c"}, "LC_ALL=C.UTF-8", Grep}
 	}
 	if p, err := exec.LookPath("rg"); err == nil {
-		tools["rg"] = []string{p, "-c", "--no-config", "--"}
+		tools["rg"] = tool{[]string{p, "-c", "--no-config", "--"}, "", Ripgrep}
+		tools["rg (grep dialect)"] = tool{[]string{p, "-c", "--no-config", "--"}, "", Grep}
 	}
 	for _, decl := range [][]map[string]any{e.Signatures, e.ProgressPatterns} {
 		for _, m := range decl {
@@ -101,21 +114,26 @@ func TestBuiltinPatternsAgree(t *testing.T) {
 					t.Errorf("%s: %q matches %d lines, rewritten %q %d", id, pattern, want, out, n)
 				}
 			}
-			for name, argv := range tools {
-				cmd := exec.Command(argv[0], append(argv[1:], out, corpusFile)...)
-				cmd.Env = append(os.Environ(), "LC_ALL=C.UTF-8")
+			for name, tl := range tools {
+				p, err := TranslateFor(pattern, tl.dialect)
+				if err != nil {
+					t.Errorf("%s: %v", id, err)
+					continue
+				}
+				cmd := exec.Command(tl.argv[0], append(tl.argv[1:], p, corpusFile)...)
+				cmd.Env = append(os.Environ(), tl.env)
 				res, _ := cmd.Output() // exit 1 is "no line matched"
 				got, err := strconv.Atoi(strings.TrimSpace(string(res)))
 				if err != nil {
 					got = 0
 				}
 				if got != want {
-					t.Errorf("%s: %s counts %d lines with %q, traindoc %d", id, name, got, out, want)
+					t.Errorf("%s: %s counts %d lines with %q, traindoc %d", id, name, got, p, want)
 				}
 			}
 		}
 	}
-	t.Logf("%d lines, tools %v", len(lines), tools)
+	t.Logf("%d lines, tools %v", len(lines), slices.Collect(maps.Keys(tools)))
 }
 
 // corpus is the distinct valid UTF-8 lines of the fixtures' logs and
