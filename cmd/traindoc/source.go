@@ -86,15 +86,16 @@ func (s *sourceFlags) load(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
+	reps, err := d.DiagnoseAll(ctx, s.snapshots)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if len(reps) == 1 {
+		return reps[0], nil
+	}
 	var merged *report.Report
-	for _, dir := range s.snapshots {
-		rep, err := d.Diagnose(ctx, dir)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		if len(s.snapshots) == 1 {
-			return rep, nil
-		}
+	for i, rep := range reps {
+		dir := s.snapshots[i]
 		if merged == nil {
 			merged = &report.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Warnings: []string{}}
 		}

@@ -82,6 +82,33 @@ func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, e
 	return d.DiagnoseObserved(ctx, dir, nil)
 }
 
+// DiagnoseAll diagnoses several snapshot directories, a few at a time
+// (Concurrency), and returns their reports in the order of dirs. A run
+// over many small snapshots would otherwise use one core: each snapshot's
+// jobs are diagnosed concurrently, but a snapshot of one job has nothing
+// to share. The error is the first one in the order of dirs.
+func (d *Diagnoser) DiagnoseAll(ctx context.Context, dirs []string) ([]*report.Report, error) {
+	reps := make([]*report.Report, len(dirs))
+	errs := make([]error, len(dirs))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, d.concurrency())
+	for i, dir := range dirs {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			reps[i], errs[i] = d.Diagnose(ctx, dir)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return reps, nil
+}
+
 // DiagnoseObserved is Diagnose with an observer (nil for none).
 func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Observer) (*report.Report, error) {
 	snap, err := snapshot.Read(dir)

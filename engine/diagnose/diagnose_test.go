@@ -188,3 +188,30 @@ func TestThresholdOverride(t *testing.T) {
 		t.Error("a one-day stall threshold still reports the job as stalled")
 	}
 }
+
+// TestDiagnoseAllKeepsOrder diagnoses several snapshots at once and checks
+// each report is the one Diagnose gives for its directory, in order.
+func TestDiagnoseAllKeepsOrder(t *testing.T) {
+	ctx := context.Background()
+	d, err := New(ctx, Options{Concurrency: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{"../../fixtures/seed-succeeded", "../../fixtures/exec-cuda-oom", "../../fixtures/pod-image-pull", "../../fixtures/seed-succeeded"}
+	reps, err := d.DiagnoseAll(ctx, dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dir := range dirs {
+		want, err := d.Diagnose(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps[i].Jobs) != len(want.Jobs) || reps[i].Jobs[0].Key() != want.Jobs[0].Key() {
+			t.Errorf("%s: report of %v, want %v", dir, reps[i].Jobs[0].Key(), want.Jobs[0].Key())
+		}
+	}
+	if _, err := d.DiagnoseAll(ctx, []string{"../../fixtures/seed-succeeded", "testdata/no-such-snapshot"}); err == nil {
+		t.Error("a missing snapshot is no error")
+	}
+}
