@@ -39,7 +39,10 @@ type causality struct {
 
 func (c *causality) explains(a, b int) bool {
 	fs := c.fs
-	if a == b || fs[a].Category == fs[b].Category || !c.tax.Explains(fs[a].Category, fs[b].Category) {
+	// A category explains its own kind only where the taxonomy says so (a
+	// kill from outside on one pod, then the teardown's SIGTERM on the
+	// others); the earlier one is then the cause.
+	if a == b || !c.tax.Explains(fs[a].Category, fs[b].Category) {
 		return false
 	}
 	ta, okA := parseTime(fs[a].FirstSeen)

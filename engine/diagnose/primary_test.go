@@ -271,3 +271,32 @@ func TestSummaryGroupsTheCascade(t *testing.T) {
 		t.Errorf("summary zh = %q", s.Zh)
 	}
 }
+
+// A category explains its own kind only where the taxonomy says so, and
+// then the earlier finding is the cause.
+func TestSelfExplainingCategory(t *testing.T) {
+	rel := relation{"exec.killed": {"exec.killed"}}
+	j := &report.Job{Findings: []report.Finding{
+		f("term", "exec.killed", "execution", "error", "2026-03-01T10:05:00Z", "node-1"),
+		f("probe", "exec.killed", "execution", "error", "2026-03-01T10:00:00Z", "node-0"),
+	}}
+	choosePrimary(rel, j)
+	if j.Primary.ID != "probe" {
+		t.Fatalf("primary = %s, want the earlier kill", j.Primary.ID)
+	}
+	for _, fd := range j.Findings {
+		if fd.ID == "term" && (!fd.Consequence || fd.CausedBy != "probe") {
+			t.Errorf("the later kill = %+v, want a consequence of the first", fd)
+		}
+	}
+	j = &report.Job{Findings: []report.Finding{
+		f("t1", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:05:00Z", "w1"),
+		f("t0", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+	}}
+	choosePrimary(rel, j)
+	for _, fd := range j.Findings {
+		if fd.Consequence {
+			t.Errorf("%s marked a consequence of its own category without the taxonomy saying so", fd.ID)
+		}
+	}
+}

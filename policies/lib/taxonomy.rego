@@ -246,5 +246,10 @@ explains["job.unexplained-failure"] contains effect if {
 # A quota that can never admit the job explains why its gang waits.
 explains["sched.quota-exceeded"] contains "sched.gang-pending"
 
+# A container killed from outside (a liveness probe, an eviction's
+# SIGKILL) fails the job, whose teardown then sends SIGTERM to the other
+# replicas: the first kill explains the later ones.
+explains["exec.killed"] contains "exec.killed"
+
 # A disk or EFA problem shows up as timeouts and stalls.
 explains["exec.efa-fallback"] contains "exec.nccl-error"
