@@ -206,16 +206,20 @@ func round(v float64) float64 {
 }
 
 // progressState accumulates what progress patterns found in one log.
+// Values are kept by value with flags, and pointers made once at the end:
+// a record per step line must not allocate.
 type progressState struct {
-	firstStep, lastStep, total *int64
+	firstStep, lastStep, total int64
+	hasTotal                   bool
 	lastStepTime               int64
 	lastStepLine               int
 	stepSamples                int
-	lastLoss                   *float64
+	lastLoss                   float64
+	hasLoss                    bool
 	nonFinite                  int
 	series                     []*series // at most one per normalised unit
-	saved                      *int64
-	savedLine                  int
+	saved                      int64
+	savedLine                  int // 0: no save seen
 	savedTime                  int64
 	// metrics are indexed like Scanner.metrics; nil until one is read.
 	metrics []metricState
@@ -400,8 +404,7 @@ func plainNumber(b []byte) bool {
 // kept where a metric's evidence shows it.
 func (ps *progressState) record(lp *lineProgress, line int, t int64, text []byte) {
 	if lp.hasSaved {
-		v := lp.saved
-		ps.saved, ps.savedLine, ps.savedTime = &v, line, t
+		ps.saved, ps.savedLine, ps.savedTime = lp.saved, line, t
 	}
 	for mi, ok := range lp.hasMetric {
 		if !ok {
@@ -414,23 +417,19 @@ func (ps *progressState) record(lp *lineProgress, line int, t int64, text []byte
 		ps.metrics[mi].add(pt, text)
 	}
 	if lp.hasStep {
-		v := lp.step
-		if ps.firstStep == nil {
-			ps.firstStep = &v
+		if ps.stepSamples == 0 {
+			ps.firstStep = lp.step
 		}
-		last := v
-		ps.lastStep = &last
+		ps.lastStep = lp.step
 		ps.lastStepLine = line
 		ps.lastStepTime = t
 		ps.stepSamples++
 	}
 	if lp.hasTotal {
-		v := lp.total
-		ps.total = &v
+		ps.total, ps.hasTotal = lp.total, true
 	}
 	if lp.hasLoss {
-		v := lp.loss
-		ps.lastLoss = &v
+		ps.lastLoss, ps.hasLoss = lp.loss, true
 	}
 	if lp.nonFiniteLoss {
 		ps.nonFinite++
@@ -455,22 +454,26 @@ func (ps *progressState) record(lp *lineProgress, line int, t int64, text []byte
 
 // result is the log's progress; names are the scanner's metrics.
 func (ps *progressState) result(names []string) *evidence.LogProgress {
-	if ps.stepSamples == 0 && ps.lastLoss == nil && ps.nonFinite == 0 && len(ps.series) == 0 && ps.total == nil &&
-		ps.saved == nil && ps.metrics == nil {
+	if ps.stepSamples == 0 && !ps.hasLoss && ps.nonFinite == 0 && len(ps.series) == 0 && !ps.hasTotal &&
+		ps.savedLine == 0 && ps.metrics == nil {
 		return nil
 	}
 	out := &evidence.LogProgress{
-		FirstStep:     ps.firstStep,
-		LastStep:      ps.lastStep,
-		LastStepLine:  ps.lastStepLine,
-		TotalSteps:    ps.total,
 		StepSamples:   ps.stepSamples,
-		LastLoss:      ps.lastLoss,
 		NonFiniteLoss: ps.nonFinite,
 	}
-	out.LastStepTime = formatNanos(ps.lastStepTime)
-	if ps.saved != nil {
-		out.LastSavedStep, out.LastSavedLine, out.LastSavedTime = ps.saved, ps.savedLine, formatNanos(ps.savedTime)
+	if ps.stepSamples > 0 {
+		out.FirstStep, out.LastStep = ptr(ps.firstStep), ptr(ps.lastStep)
+		out.LastStepLine, out.LastStepTime = ps.lastStepLine, formatNanos(ps.lastStepTime)
+	}
+	if ps.hasTotal {
+		out.TotalSteps = ptr(ps.total)
+	}
+	if ps.hasLoss {
+		out.LastLoss = ptr(ps.lastLoss)
+	}
+	if ps.savedLine != 0 {
+		out.LastSavedStep, out.LastSavedLine, out.LastSavedTime = ptr(ps.saved), ps.savedLine, formatNanos(ps.savedTime)
 	}
 	for mi := range ps.metrics {
 		if m := &ps.metrics[mi]; m.reports > 0 {
@@ -529,12 +532,10 @@ func (p *metricPoint) evidence() *evidence.MetricPoint {
 	}
 	out := &evidence.MetricPoint{Line: p.line, Time: formatNanos(p.t)}
 	if p.hasStep {
-		s := p.step
-		out.Step = &s
+		out.Step = ptr(p.step)
 	}
 	if finite(p.value) {
-		v := p.value
-		out.Value = &v
+		out.Value = ptr(p.value)
 	}
 	if len(p.text) > 0 {
 		out.Text = clean(p.text)
@@ -606,3 +607,5 @@ func (m *metricState) track() evidence.MetricTrack {
 	}
 	return out
 }
+
+func ptr[T any](v T) *T { return &v }

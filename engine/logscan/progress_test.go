@@ -12,8 +12,6 @@ import (
 	"github.com/traindoc/traindoc/engine/evidence"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestProgressFormats(t *testing.T) {
 	s := mustCompile(t, nil, testProgress())
 	tests := []struct {
@@ -320,25 +318,27 @@ func TestMetricReports(t *testing.T) {
 	}
 }
 
-// TestMetricTrackingAllocates nothing per report once a metric is
-// known: it runs on every step of every log.
-func TestMetricTrackingAllocates(t *testing.T) {
-	var m metricState
+// TestRecordAllocates nothing per step line once a metric is known:
+// it runs on every step of every log.
+func TestRecordAllocates(t *testing.T) {
+	var ps progressState
 	text := []byte(strings.Repeat("x", 400))
+	lp := lineProgress{metric: make([]float64, 2), hasMetric: make([]bool, 2)}
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		i++
-		v := float64(i % 3)
+		lp.step, lp.hasStep, lp.total, lp.hasTotal, lp.loss, lp.hasLoss = int64(i), true, 5000, true, 1.5, true
+		lp.metric[0], lp.hasMetric[0] = float64(i%3), true
 		if i%5 == 0 {
-			v = math.NaN()
+			lp.metric[1], lp.hasMetric[1] = math.NaN(), true
 		}
-		m.add(metricPoint{line: i, t: int64(i), value: v}, text)
+		ps.record(&lp, i, int64(i), text)
 	})
 	if allocs > 0 {
-		t.Errorf("%.1f allocations per report", allocs)
+		t.Errorf("%.1f allocations per line", allocs)
 	}
-	if m.reports < 1000 {
-		t.Errorf("reports = %d", m.reports)
+	if p := ps.result([]string{"a", "b"}); p == nil || p.StepSamples < 1000 || p.Metrics["b"].NonFinite < 200 {
+		t.Errorf("progress = %+v", p)
 	}
 }
 
