@@ -318,9 +318,6 @@ func schedPodGroup(c schedCase, tc wordingCase) string {
 		phase, counts = "Completed", "succeeded: 1"
 	}
 	conds := conditionLines(c, tc, "PodGroup", "  ")
-	if conds == nil {
-		conds = []string{"  []"}
-	}
 	return fmt.Sprintf(`apiVersion: %s
 kind: PodGroup
 metadata:
@@ -333,15 +330,23 @@ spec: {minMember: 1, queue: default}
 status:
   phase: %s
   %s
-  conditions:
 %s
-`, c.podGroupAPI, phase, counts, strings.Join(conds, "\n"))
+`, c.podGroupAPI, phase, counts, conditionsBlock(conds))
 }
 
 func schedWorkload(c schedCase, tc wordingCase) string {
 	conds := conditionLines(c, tc, "Workload", "  ")
-	if conds == nil {
-		conds = []string{"  []"}
+	if c.state != "pending" {
+		// A workload whose job runs holds its quota and was admitted,
+		// unless the line's conditions say otherwise.
+		for _, d := range [][3]string{
+			{"QuotaReserved", "QuotaReserved", "Quota reserved in ClusterQueue team-a-cq"},
+			{"Admitted", "Admitted", "The workload is admitted"},
+		} {
+			if !hasConditionType(tc, d[0]) {
+				conds = append(conds, fmt.Sprintf(`  - {type: %s, status: "True", reason: %s, message: %q, lastTransitionTime: "2026-05-04T08:59:50Z"}`, d[0], d[1], d[2]))
+			}
+		}
 	}
 	admission := ""
 	if c.state != "pending" {
@@ -362,9 +367,8 @@ spec:
   - name: master
     count: 1
 status:
-%s  conditions:
-%s
-`, admission, strings.Join(conds, "\n"))
+%s%s
+`, admission, conditionsBlock(conds))
 }
 
 // schedEvents are the line's event and, for a pod scheduled since, the
@@ -404,4 +408,24 @@ source: {component: %s}
 			"Successfully assigned ml/wording-master-0 to gpu-node-7", "2026-05-04T08:59:02Z", "2026-05-04T08:59:02Z", 1))
 	}
 	return out
+}
+
+func hasConditionType(tc wordingCase, typ string) bool {
+	if !strings.HasPrefix(setupOf(tc), "condition:") {
+		return false
+	}
+	for _, m := range append([]map[string]string{tc.w.Condition}, tc.w.Conditions...) {
+		if m["type"] == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// conditionsBlock writes a status's conditions, an empty list included.
+func conditionsBlock(conds []string) string {
+	if len(conds) == 0 {
+		return "  conditions: []"
+	}
+	return "  conditions:\n" + strings.Join(conds, "\n")
 }

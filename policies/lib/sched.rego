@@ -136,8 +136,9 @@ messages contains m if {
 # pods, current pods number: 2, minMember of group: 4", "pod with pgName:
 # ns/pg last failed in 3s, deny", "PodGroup ns/pg gets rejected due to Pod
 # x is unschedulable even after PostFilter", "rejected due to timeout
-# after waiting 10s at plugin Coscheduling").
-gang_pattern := `(?i)in gang unschedulable|pod ?group is not ready|job is not ready, \d|\b\d+ minAvailable\b|cannot find enough sibling pods|minMember of group|pod with pgName: \S+ last failed in|podGroup \S+ failed recently|PodGroup \S+ gets rejected due to|rejected due to timeout after waiting \S+ at plugin Coscheduling|optimistic rejection in PostFilter|rejection in Unreserve|cannot proceed due to gated pods in the same PodGroup|queue resource quota insufficient|resource in cluster is overused|Queue <?[\w.-]+>? is overused`
+# after waiting 10s at plugin Coscheduling"). Volcano's "pod group is
+# ready, ..." is not: the gang is complete and only extra pods wait.
+gang_pattern := `(?i)in gang unschedulable|pod ?group is not ready|job is not ready, \d|cannot find enough sibling pods|minMember of group|pod with pgName: \S+ last failed in|podGroup \S+ failed recently|PodGroup \S+ gets rejected due to|rejected due to timeout after waiting \S+ at plugin Coscheduling|optimistic rejection in PostFilter|rejection in Unreserve|cannot proceed due to gated pods in the same PodGroup|queue resource quota insufficient|resource in cluster is overused|Queue <?[\w.-]+>? is overused|can possibly be assigned to \S+`
 
 is_gang(msg) if regex.match(gang_pattern, msg)
 

@@ -83,7 +83,7 @@ _pod_events(name) := [k8s.event_evidence(e) |
 
 # "Preempted by pod 1f2e... on node gpu-7", older "Preempted by ns/name on
 # node x"; Volcano "Pod is evicted, because of preempt" / "reclaim".
-_preempt_event(e) if e.reason == "Preempted"
+_preempt_event(e) if e.reason in {"Preempted", "GotPreempted"}
 
 _preempt_event(e) if {
 	regex.match(`(?i)^Preempted by |because of (preempt|reclaim)|evicted.*(preempt|reclaim)|Preempted in order to admit critical pod`, e.message)

@@ -142,6 +142,8 @@ _holds contains h if {
 	sched.kueue_waiting(a)
 	not _has_condition(a, "QuotaReserved")
 	not _has_condition(a, "Evicted")
+	not _has_condition(a, "Preempted")
+	not _never_event(a)
 	h := {
 		"rank": 3, "time": object.get(a, "createdAt", object.get(input, "createdAt", "")),
 		"text": "the Workload has no quota reserved yet",
@@ -167,6 +169,14 @@ _holds contains h if {
 		"evidence": k8s.event_evidence(e),
 		"scheduler": "Kueue", "queue": object.get(a, "queue", ""),
 	}
+}
+
+# Kueue's event says the workload never fits: the quota rule's.
+_never_event(a) if {
+	some e in sched.events
+	e.object.kind == "Workload"
+	e.object.name == a.name
+	_never_fits(e.message)
 }
 
 _has_condition(a, typ) if {

@@ -116,6 +116,34 @@ findings contains f if {
 	}
 }
 
+# Kueue's Pending events on a workload that is still not admitted say the
+# same, when its conditions were not collected.
+findings contains f if {
+	some e in _events
+	e.object.kind == "Workload"
+	some a in _list(input.admission)
+	a.kind == "Workload"
+	a.name == e.object.name
+	not sched.kueue_admitted(a)
+	not _kueue_condition_says_never(a)
+	some seg in _segments(e.message)
+	_never_fits(seg)
+	res := {r | some m in regex.find_all_string_submatch_n(`(?:insufficient quota for|resource) ([^\s]+) (?:in flavor|unavailable in ClusterQueue)`, seg, -1); r := m[1]}
+	f := {
+		"subject": {"kind": "Workload", "name": a.name},
+		"params": {"quota": _queue(a), "resources": concat(", ", sort(res)), "detail": trim_right(trim_space(seg), ";")},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+_kueue_condition_says_never(a) if {
+	some c in a.conditions
+	c.status == "False"
+	some seg in _segments(object.get(c, "message", ""))
+	_never_fits(seg)
+}
+
 # A pod set that can never fit: above the maximum capacity (Kueue up to
 # 0.13: "request > maximum capacity (24 > 16)"; later: "previously
 # considered podsets requests (0) + current podset request (24) > maximum
