@@ -258,9 +258,13 @@ need(res) := sum([n |
 ])
 
 amount(c, res) := x if {
-	x := units.parse(object.get(object.get(c, "requests", {}), res, ""))
+	q := object.get(object.get(c, "requests", {}), res, "")
+	q != ""
+	x := units.parse(q)
 } else := x if {
-	x := units.parse(object.get(object.get(c, "limits", {}), res, ""))
+	q := object.get(object.get(c, "limits", {}), res, "")
+	q != ""
+	x := units.parse(q)
 } else := 0
 
 # number(q) reads a quantity ("16", "2k", "100500m"), or 0.
