@@ -62,7 +62,7 @@ _holds contains h if {
 
 _condition_text(c) := sched.short(c.message) if object.get(c, "message", "") != ""
 
-else := sprintf("%s=%s %s", [c.type, c.status, object.get(c, "reason", "")])
+else := trim_space(sprintf("%s=%s %s", [c.type, c.status, object.get(c, "reason", "")]))
 
 # 2. The scheduler's current words about a waiting pod are a gang's.
 _holds contains h if {

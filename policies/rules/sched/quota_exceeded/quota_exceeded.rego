@@ -187,10 +187,12 @@ _segments(msg) := [s |
 	trim_space(s) != ""
 ]
 
-# 3. A ResourceQuota whose hard limit is below what the job needs in total.
+# 3. A ResourceQuota whose hard limit is below what the job needs in total
+# (unless the refusals above already name it).
 findings contains f if {
 	not object.get(input, "phase", "") in {"Succeeded", "Running"}
 	some q in _list(input.quotas)
+	not _refused_by(q.name)
 	some key, hard in q.hard
 	need := _need(key)
 	need > 0
@@ -349,4 +351,10 @@ _kueue_says_never if {
 	c.status == "False"
 	some seg in _segments(object.get(c, "message", ""))
 	_never_fits(seg)
+}
+
+_refused_by(name) if {
+	some e in _events
+	e.type == "Warning"
+	regex.match(sprintf(`(exceeded|failed) quota: %s\b`, [name]), e.message)
 }
