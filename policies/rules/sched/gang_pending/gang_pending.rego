@@ -261,7 +261,11 @@ _queue := q if {
 	q != ""
 } else := ""
 
-_params := {"scheduler": _scheduler, "queue": _queue, "detail": _best[2]}
+# The queue's numbers, when they show why the hold lasts, follow the
+# scheduler's own words.
+_detail := concat("; ", array.concat([_best[2]], sort([h.text | some h in _queue_holds])))
+
+_params := {"scheduler": _scheduler, "queue": _queue, "detail": _detail}
 
 findings contains f if {
 	count(_holds) > 0
