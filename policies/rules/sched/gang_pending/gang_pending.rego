@@ -267,13 +267,32 @@ _detail := concat("; ", array.concat([_best[2]], sort([h.text | some h in _queue
 
 _params := {"scheduler": _scheduler, "queue": _queue, "detail": _detail}
 
+# The finding is about the gates (pod group, workload) when their status
+# says the job waits, and about the pods and events otherwise (a
+# coscheduling group has no conditions). The queue's numbers are evidence
+# beside it.
+_gate_level if {
+	some h in _holds
+	h.rank == 0
+}
+
+_shown contains h if {
+	_gate_level
+	some h in _holds
+	h.subject.kind in {"PodGroup", "Workload", input.kind}
+}
+
+_shown contains h if {
+	not _gate_level
+	some h in _holds
+}
+
 findings contains f if {
-	count(_holds) > 0
-	some h in (_holds | _queue_holds)
+	some h in _shown
 	f := {
 		"subject": h.subject,
 		"params": _params,
-		"evidence": [h.evidence],
+		"evidence": array.concat([h.evidence], [q.evidence | some q in _queue_holds]),
 		"time": h.time,
 	}
 }

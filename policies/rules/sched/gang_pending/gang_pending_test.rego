@@ -90,8 +90,11 @@ test_fires_queue_share_used if {
 	g := {"type": "Worker", "expected": 4, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": "8"}}]}}
 	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "quota": {"nvidia.com/gpu": "64"}, "allocated": {"nvidia.com/gpu": "48"}}
 	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "spec": {}, "events": [], "admission": [_podgroup("Inqueue", 0)], "queues": [q], "replicas": [g], "pods": [_waiting_pod("llm-worker-0", "")]}
-	subjects := {f.subject.kind | some f in fs}
-	subjects == {"PodGroup", "Queue"}
+	{f.subject.kind | some f in fs} == {"PodGroup"}
+	some f in fs
+	some e in f.evidence
+	e.object.kind == "Queue"
+	endswith(f.params.detail, "; Queue research has 48 of 64 nvidia.com/gpu allocated; the job needs 32")
 }
 
 test_quiet_kueue_admitted_after_old_quota_condition if {
