@@ -125,3 +125,21 @@ test_quiet_answered_pod_event if {
 	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "spec": {}, "events": [e], "pods": [running]}
 	count(fs) == 0
 }
+
+test_fires_kueue_early_wording if {
+	a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [{
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient quota for cpu flavor default, 1 more needed",
+	}]}
+	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "spec": {}, "events": [], "admission": [a]}
+	count(fs) == 1
+}
+
+test_quiet_kueue_in_clusterqueue_wording if {
+	a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [{
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default in ClusterQueue",
+	}]}
+	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "spec": {}, "events": [], "admission": [a]}
+	count(fs) == 0
+}

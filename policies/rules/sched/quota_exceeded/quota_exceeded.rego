@@ -107,7 +107,7 @@ findings contains f if {
 	c.status == "False"
 	some seg in _segments(object.get(c, "message", ""))
 	_never_fits(seg)
-	res := {r | some m in regex.find_all_string_submatch_n(`(?:insufficient quota for|resource) ([^\s]+) (?:in flavor|unavailable in ClusterQueue)`, seg, -1); r := m[1]}
+	res := {r | some m in regex.find_all_string_submatch_n(`(?:insufficient quota for|resource) ([^\s]+) (?:in flavor|flavor|unavailable in ClusterQueue)`, seg, -1); r := m[1]}
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
 		"params": {"quota": _queue(a), "resources": concat(", ", sort(res)), "detail": trim_right(trim_space(seg), ";")},
@@ -155,6 +155,10 @@ _never_fits(seg) if {
 }
 
 _never_fits(seg) if regex.match(`resource \S+ unavailable in ClusterQueue`, seg)
+
+# Kueue 0.3 to 0.8: "insufficient quota for cpu in flavor default in
+# ClusterQueue", the request is above what the queue may ever lend.
+_never_fits(seg) if regex.match(`insufficient quota for \S+ (in )?flavor \S+ in ClusterQueue`, seg)
 
 # A queue that does not exist or is stopped admits nothing.
 findings contains f if {
@@ -306,6 +310,22 @@ findings contains f if {
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
 		"params": {"quota": sprintf("Volcano queue %s", [m[0][1]]), "resources": "", "detail": sprintf("the queue is %s", [lower(m[0][2])])},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+# Schedulers that name a queue that is not open in their events ("Queue
+# <research> is closed", "queue research is not open").
+findings contains f if {
+	_not_started
+	some e in _events
+	e.object.kind in {"PodGroup", "Pod", input.kind}
+	m := regex.find_all_string_submatch_n(`(?i)\bqueue <?([\w.-]+)>? (?:is closed|is not open|current state: (?:Closed|Closing))`, e.message, 1)
+	count(m) > 0
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"quota": sprintf("Queue %s", [m[0][1]]), "resources": "", "detail": "the queue is closed"},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}

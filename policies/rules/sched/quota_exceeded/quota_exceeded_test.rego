@@ -111,3 +111,21 @@ test_quiet_closed_queue_job_running if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "events": [], "queues": [q]}
 	count(fs) == 0
 }
+
+test_fires_kueue_in_clusterqueue_wording if {
+	c := {
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor a100 in ClusterQueue",
+	}
+	a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "events": [], "admission": [a]}
+	some f in fs
+	f.params.resources == "nvidia.com/gpu"
+}
+
+test_fires_queue_closed_event if {
+	e := {"type": "Warning", "reason": "Unschedulable", "count": 3, "message": "Queue <research> is closed", "object": {"kind": "PodGroup", "name": "llm"}, "firstTime": "2026-03-01T10:00:00Z"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [e]}
+	some f in fs
+	f.params.quota == "Queue research"
+}
