@@ -48,8 +48,10 @@ type wording struct {
 	After  []string `yaml:"after"`
 	// Setup places the line: "failed" (the log of a container that
 	// exited 1; the default for match), "running" (the log of a running,
-	// progressing job; the default for nomatch) or "dmesg" (a kernel log
-	// collected from a failed job's pod).
+	// progressing job; the default for nomatch), "dmesg" (a kernel log
+	// collected from a failed job's pod), "event" (the message of an
+	// event) or "condition:<Kind>" (the message of a condition of a Pod,
+	// PodGroup, Workload or the PyTorchJob); see schedulingWording.
 	Setup string `yaml:"setup"`
 	// Fabric places the job on two nodes that offer a fabric its pods
 	// request: "efa" (vpc.amazonaws.com/efa) or "rdma" (rdma/ib). Empty:
