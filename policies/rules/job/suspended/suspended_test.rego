@@ -32,3 +32,16 @@ test_resumed_silent if {
 	j := {"kind": "TrainJob", "name": "llama", "phase": "Running", "spec": {"suspend": false}, "status": {"conditions": [c]}}
 	count(suspended.findings) == 0 with input as j
 }
+
+test_fires_kueue_workload_deactivated if {
+	a := {"kind": "Workload", "name": "w", "active": false, "conditions": []}
+	fs := suspended.findings with input as {"kind": "PyTorchJob", "name": "j", "phase": "Suspended", "spec": {"suspend": true}, "labels": {"kueue.x-k8s.io/queue-name": "team-a"}, "admission": [a]}
+	some f in fs
+	contains(f.params.via, "Kueue workload deactivated")
+}
+
+test_quiet_kueue_waiting if {
+	a := {"kind": "Workload", "name": "w", "conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending", "message": "waiting"}]}
+	fs := suspended.findings with input as {"kind": "PyTorchJob", "name": "j", "phase": "Suspended", "spec": {"suspend": true}, "labels": {"kueue.x-k8s.io/queue-name": "team-a"}, "admission": [a]}
+	count(fs) == 0
+}

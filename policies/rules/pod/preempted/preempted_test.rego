@@ -47,3 +47,32 @@ test_eviction_api_silent if {
 	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("w-0", [c])], "events": [], "admission": [a]}
 	count(fs) == 0
 }
+
+test_fires_disruption_target_message if {
+	pod := {"name": "w-1", "namespace": "ml", "phase": "Failed", "containers": [], "conditions": [{
+		"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+		"message": "default-scheduler: preempting to accommodate a higher priority pod", "lastTransitionTime": "2026-03-01T10:00:00Z",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [pod], "events": []}
+	some f in fs
+	f.params.by == "kube-scheduler"
+}
+
+test_fires_volcano_evict_condition if {
+	pod := {"name": "w-1", "namespace": "ml", "phase": "Running", "containers": [], "conditions": [{
+		"type": "Ready", "status": "False", "reason": "Evict",
+		"message": "Pod is evicted, because of reclaim", "lastTransitionTime": "2026-03-01T10:00:00Z",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [pod], "events": []}
+	some f in fs
+	f.params.by == "Volcano"
+}
+
+test_quiet_kueue_preempted_false if {
+	a := {"kind": "Workload", "name": "w", "conditions": [{
+		"type": "Preempted", "status": "False", "reason": "InClusterQueue",
+		"message": "Preempted to accommodate a workload (UID: 1c0f) in the ClusterQueue",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [], "events": [], "admission": [a]}
+	count(fs) == 0
+}

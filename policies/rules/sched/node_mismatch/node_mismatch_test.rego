@@ -64,3 +64,15 @@ test_capacity_shortage_silent if {
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	count(fs) == 0
 }
+
+test_quiet_pod_scheduled_since if {
+	e := {
+		"type": "Warning", "reason": "FailedScheduling", "count": 4,
+		"message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+		"object": {"kind": "Pod", "name": "w-0"},
+		"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:02:00Z",
+	}
+	pod := {"name": "w-0", "phase": "Running", "nodeName": "gpu-9", "conditions": [], "containers": []}
+	fs := node_mismatch.findings with input as {"phase": "Running", "pods": [pod], "events": [e]}
+	count(fs) == 0
+}

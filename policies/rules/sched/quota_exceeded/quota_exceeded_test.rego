@@ -75,3 +75,57 @@ test_limits_memory_below_need if {
 	some f in fs
 	f.params.detail == "hard limits.memory=300Gi < 400Gi"
 }
+
+_gpu_group(n, per_pod) := {"type": "Worker", "expected": n, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": per_pod}}]}}
+
+test_fires_volcano_queue_closed if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Closed"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q]}
+	count(fs) == 1
+	some f in fs
+	f.params == {"quota": "Volcano queue research", "resources": "", "detail": "the queue is closed"}
+}
+
+test_fires_queue_capability_below_need if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Open", "quota": {"nvidia.com/gpu": "16"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(4, "8")]}
+	some f in fs
+	f.params.detail == "nvidia.com/gpu 16 < 32 the job needs"
+}
+
+test_fires_t9k_queue_quota_below_need if {
+	q := {"kind": "Queue", "apiVersion": "scheduler.tensorstack.dev/v1beta1", "name": "a100", "quota": {"requests.nvidia.com/gpu": "8"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchTrainingJob", "name": "sft", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(2, "8")]}
+	some f in fs
+	f.params.quota == "TensorStack queue a100"
+}
+
+test_quiet_cohort_may_borrow if {
+	q := {"kind": "ClusterQueue", "apiVersion": "kueue.x-k8s.io/v1beta1", "name": "team-a-cq", "quota": {"nvidia.com/gpu": "16"}, "borrowing": ["nvidia.com/gpu"]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Suspended", "events": [], "queues": [q], "replicas": [_gpu_group(4, "8")]}
+	count(fs) == 0
+}
+
+test_quiet_closed_queue_job_running if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Closing"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "events": [], "queues": [q]}
+	count(fs) == 0
+}
+
+test_fires_kueue_in_clusterqueue_wording if {
+	c := {
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor a100 in ClusterQueue",
+	}
+	a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "events": [], "admission": [a]}
+	some f in fs
+	f.params.resources == "nvidia.com/gpu"
+}
+
+test_fires_queue_closed_event if {
+	e := {"type": "Warning", "reason": "Unschedulable", "count": 3, "message": "Queue <research> is closed", "object": {"kind": "PodGroup", "name": "llm"}, "firstTime": "2026-03-01T10:00:00Z"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [e]}
+	some f in fs
+	f.params.quota == "Queue research"
+}
