@@ -352,29 +352,14 @@ func (p *page) CatHref(name string) string {
 // Cat is a category's name for people, falling back to its ID.
 func (p *page) Cat(name string) string { return categoryLabel(p.Lang, name) }
 
-// Sev, Owner and Layer translate enumerations, keeping unknown values.
-func (p *page) Sev(s string) string            { return enumLabel(p.Lang, "severity.", s) }
-func (p *page) Owner(s string) string          { return enumLabel(p.Lang, "owner.", s) }
-func (p *page) Layer(s string) string          { return enumLabel(p.Lang, "layer.", s) }
-func (p *page) Time(s string) string           { return formatTime(s) }
-func (p *page) FindingAnchor(id string) string { return render.FindingAnchor(id) }
+// Sev, Owner and Layer translate enumerations with the reports' terms,
+// keeping unknown values.
+func (p *page) Sev(s string) string   { return render.SeverityLabel(p.Lang, s) }
+func (p *page) Owner(s string) string { return render.OwnerShort(p.Lang, s) }
+func (p *page) Layer(s string) string { return render.LayerLabel(p.Lang, s) }
+func (p *page) Time(s string) string  { return formatTime(s) }
 
-func enumLabel(lang, prefix, v string) string {
-	if v == "" {
-		return ""
-	}
-	if hasLabel(prefix + v) {
-		return label(lang, prefix+v)
-	}
-	return v
-}
-
-func categoryLabel(lang, name string) string {
-	if hasLabel("cat." + name) {
-		return label(lang, "cat."+name)
-	}
-	return name
-}
+func categoryLabel(lang, name string) string { return render.CategoryLabel(lang, name) }
 
 // Namespaces, Kinds, Owners and CategoriesUsed are the filter choices on
 // the index.

@@ -1,10 +1,9 @@
 package diagnose
 
 import (
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/report"
@@ -253,62 +252,82 @@ func noFinding() *report.Finding {
 	}
 }
 
+// summaryClauses bounds the summary: the primary and three more clauses,
+// then a count of the rest.
+const summaryClauses = 4
+
 // summary is the one-line reading of the job: the origin, then how the
 // other findings group under it, e.g. "pod w-4 (rank 37): CUDA out of
-// memory; 63 pods: NCCL timeout (consequence)".
+// memory; 63 pods: NCCL timeout (consequence)". It is built as data
+// (j.SummaryParts, translated by renderers) and returned rendered in every
+// language for the JSON's readers.
 func summary(j *report.Job) report.Text {
 	p := j.Primary
+	var parts []report.Part
 	if j.Healthy {
-		return report.Text{En: p.Title.En, Zh: p.Title.Zh}
-	}
-	en := []string{subjectsText(p.Subjects, "en") + p.Title.En}
-	zh := []string{subjectsText(p.Subjects, "zh") + p.Title.Zh}
-	extra := 0
-	for i := range j.Findings {
-		f := &j.Findings[i]
-		if f.ID == p.ID || f.Category == report.CategoryHealthy {
-			continue
+		parts = append(parts, report.Part{Role: report.RoleHealthy, Key: "engine.summary.subject.none", Finding: p.ID})
+	} else {
+		parts = append(parts, subjectsPart(report.RolePrimary, p))
+		extra := 0
+		for i := range j.Findings {
+			f := &j.Findings[i]
+			if f.ID == p.ID || f.Category == report.CategoryHealthy {
+				continue
+			}
+			if len(parts) >= summaryClauses {
+				extra++
+				continue
+			}
+			role := report.RoleAlso
+			if f.Consequence {
+				role = report.RoleConsequence
+			}
+			parts = append(parts, subjectsPart(role, f))
 		}
-		if len(en) >= 4 {
-			extra++
-			continue
-		}
-		if f.Consequence {
-			en = append(en, subjectsText(f.Subjects, "en")+f.Title.En+" (consequence)")
-			zh = append(zh, subjectsText(f.Subjects, "zh")+f.Title.Zh+"（后果）")
-		} else {
-			en = append(en, "also: "+subjectsText(f.Subjects, "en")+f.Title.En)
-			zh = append(zh, "另有："+subjectsText(f.Subjects, "zh")+f.Title.Zh)
+		if extra > 0 {
+			parts = append(parts, report.Part{Role: report.RoleMore, Key: "engine.summary.more", Params: map[string]string{"n": strconv.Itoa(extra)}})
 		}
 	}
-	if extra > 0 {
-		en = append(en, fmt.Sprintf("%d more", extra))
-		zh = append(zh, fmt.Sprintf("另有 %d 项", extra))
-	}
-	return report.Text{En: strings.Join(en, "; "), Zh: strings.Join(zh, "；")}
+	j.SummaryParts = parts
+	return report.Text{En: j.SummaryIn("en"), Zh: j.SummaryIn("zh")}
 }
 
-func subjectsText(ss []report.Subject, lang string) string {
-	pods := map[string]bool{}
-	for _, s := range ss {
-		pods[s.Kind+"/"+s.Name] = true
+// subjectsPart names where a finding happened: one object by name (with
+// its rank), or how many objects of a kind.
+func subjectsPart(role string, f *report.Finding) report.Part {
+	part := report.Part{Role: role, Finding: f.ID, Key: "engine.summary.subject.none"}
+	objs := map[string]bool{}
+	for _, s := range f.Subjects {
+		objs[s.Kind+"/"+s.Name] = true
 	}
+	ss := f.Subjects
 	switch {
 	case len(ss) == 0:
-		return ""
-	case len(pods) == 1:
+	case len(objs) == 1:
 		s := ss[0]
-		name := strings.ToLower(s.Kind) + " " + s.Name
-		if lang == "zh" {
-			name = s.Kind + " " + s.Name
+		part.Params = map[string]string{"kind": s.Kind, "name": s.Name}
+		switch s.Kind {
+		case "Pod":
+			part.Key = "engine.summary.subject.pod"
+			if s.Rank != nil {
+				part.Key = "engine.summary.subject.pod_rank"
+				part.Params["rank"] = strconv.Itoa(*s.Rank)
+			}
+		case "Node":
+			part.Key = "engine.summary.subject.node"
+		default:
+			part.Key = "engine.summary.subject.other"
 		}
-		if s.Rank != nil {
-			name += fmt.Sprintf(" (rank %d)", *s.Rank)
-		}
-		return name + ": "
-	case lang == "zh":
-		return fmt.Sprintf("%d 个对象：", len(pods))
 	default:
-		return fmt.Sprintf("%d %ss: ", len(pods), strings.ToLower(ss[0].Kind))
+		part.Params = map[string]string{"n": strconv.Itoa(len(objs)), "kind": ss[0].Kind}
+		switch ss[0].Kind {
+		case "Pod":
+			part.Key = "engine.summary.subjects.pod"
+		case "Node":
+			part.Key = "engine.summary.subjects.node"
+		default:
+			part.Key = "engine.summary.subjects.other"
+		}
 	}
+	return part
 }

@@ -267,7 +267,21 @@ func TestSummaryGroupsTheCascade(t *testing.T) {
 	if s.En != "pod w3 (rank 37): exec.cuda-oom; 3 pods: exec.nccl-timeout (consequence)" {
 		t.Errorf("summary en = %q", s.En)
 	}
-	if !strings.Contains(s.Zh, "（后果）") || !strings.HasPrefix(s.Zh, "Pod w3 (rank 37)") {
+	if !strings.Contains(s.Zh, "（后果）") || !strings.HasPrefix(s.Zh, "Pod w3（rank 37）") {
 		t.Errorf("summary zh = %q", s.Zh)
+	}
+	// The same reading as data: renderers translate it themselves.
+	var roles, keys []string
+	for _, p := range j.SummaryParts {
+		roles, keys = append(roles, p.Role), append(keys, p.Key)
+	}
+	if want := []string{report.RolePrimary, report.RoleConsequence}; !slices.Equal(roles, want) {
+		t.Errorf("summary roles = %v, want %v", roles, want)
+	}
+	if want := []string{"engine.summary.subject.pod_rank", "engine.summary.subjects.pod"}; !slices.Equal(keys, want) {
+		t.Errorf("summary keys = %v, want %v", keys, want)
+	}
+	if got := j.SummaryParts[0].Params["rank"]; got != "37" {
+		t.Errorf("primary part rank = %q", got)
 	}
 }
