@@ -93,6 +93,8 @@ func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc par
 		case *ast.Emphasis:
 			if n.Level == 2 {
 				badge(n, src)
+			} else {
+				routineRow(n)
 			}
 		case *ast.Blockquote:
 			n.SetAttributeString("class", []byte("note"))
@@ -216,6 +218,18 @@ func badge(e *ast.Emphasis, src []byte) {
 				row.SetAttributeString("class", []byte("warn"))
 			}
 		}
+	}
+}
+
+// routineRow marks a timeline row whose kind cell is emphasised alone
+// (the collapsed routine entries), for the stylesheet to grey it.
+func routineRow(e *ast.Emphasis) {
+	cell, ok := e.Parent().(*extast.TableCell)
+	if !ok || e.PreviousSibling() != nil || e.NextSibling() != nil || cell.PreviousSibling() == nil {
+		return
+	}
+	if row, ok := cell.Parent().(*extast.TableRow); ok {
+		row.SetAttributeString("class", []byte("routine"))
 	}
 }
 

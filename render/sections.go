@@ -284,7 +284,7 @@ func (w *mdWriter) timelineTable(rows []timelineRow) {
 		if len(objects) == 1 {
 			obj = codeCell(first.Object)
 		}
-		w.printf("| %s | %s | %s | %s |\n", escapeInline(when), w.t("timeline.routine_kind"), obj, text.cell())
+		w.printf("| %s | *%s* | %s | %s |\n", escapeInline(when), w.t("timeline.routine_kind"), obj, text.cell())
 	}
 	w.printf("\n")
 }

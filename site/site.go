@@ -40,6 +40,10 @@ type Input struct {
 	// Version is the traindoc version that builds the site; the newest
 	// report's version is used when empty.
 	Version string
+	// PolicyDirs are the --policies directories, so that rule pages name
+	// a user rule's file relative to its directory, never by an absolute
+	// path.
+	PolicyDirs []string
 }
 
 // Files maps slash-separated paths inside the output folder to contents.
@@ -374,19 +378,39 @@ func (m *model) CategoriesUsed() []string {
 	return distinct(m.Jobs, func(j *jobView) string { return j.Category })
 }
 
-// HealthyCount counts the latest run's healthy jobs.
-func (m *model) HealthyCount() int { return len(m.Jobs) - m.Unhealthy() }
+// HealthyCount, Unhealthy and Held count the latest run's jobs by state;
+// a suspended job or one in debug mode is held, not failing.
+func (m *model) HealthyCount() int { return m.countState(render.StateHealthy) }
+func (m *model) Unhealthy() int    { return m.countState(render.StateUnhealthy) }
+func (m *model) Held() int {
+	return m.countState(render.StateSuspended) + m.countState(render.StateDebug)
+}
 
-// Unhealthy counts the latest run's jobs that are not healthy.
-func (m *model) Unhealthy() int {
+func (m *model) countState(s string) int {
 	n := 0
 	for _, j := range m.Jobs {
-		if !j.Healthy {
+		if j.State == s {
 			n++
 		}
 	}
 	return n
 }
+
+// States are the job states present, for the index filter.
+func (m *model) States() []string {
+	return distinct(m.Jobs, func(j *jobView) string { return j.State })
+}
+
+// ChangeTitle says since when a failure recurs, for a tooltip.
+func (p *page) ChangeTitle(c *change) string {
+	if c.Status == statusRecurring {
+		return p.Tf("change.recurring_title", "n", c.Streak, "since", formatTime(c.Since))
+	}
+	return p.T("change." + c.Status + "_title")
+}
+
+// State names a job state for people.
+func (p *page) State(s string) string { return render.StateLabel(p.Lang, s) }
 
 // TopCategories are the categories most often primary among unhealthy
 // jobs, at most six.
@@ -423,6 +447,7 @@ func (m *model) CategoriesOfLayer(layer string) []*categoryView {
 func parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"add":  func(a, b int) int { return a + b },
+		"pct":  formatPercent,
 		"join": strings.Join,
 		"kv":   kv,
 		"md":   markdown,
