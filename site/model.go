@@ -63,6 +63,13 @@ type ruleView struct {
 	Source      template.HTML
 	Exercised   []string
 	Jobs        []*jobView
+	// Files are where the rule lives, its example lines and its tests;
+	// SourceLines and TestLines are its Rego and its tests as numbered,
+	// highlighted lines; Tests are the names of its tests.
+	Files       RuleFiles
+	SourceLines []template.HTML
+	TestLines   []template.HTML
+	Tests       []string
 }
 
 // categoryView is a category page.
@@ -202,12 +209,24 @@ func (m *model) buildRules(in Input) {
 		m.ruleByID[v.ID] = v
 		m.Rules = append(m.Rules, v)
 	}
+	files := in.RuleFiles
+	if files == nil {
+		files = LoadRuleFiles(in.Rules, in.PolicyDirs)
+	}
 	for _, r := range in.Rules {
-		add(&ruleView{
+		v := &ruleView{
 			ID: r.ID, Rule: r, Title: r.Title, Description: r.Description, Message: r.Message,
 			Remediation: r.Remediation, Category: r.Category, Layer: r.Layer, Severity: r.Severity,
-			Owner: r.Owner, Source: highlightRego(r.Source), Exercised: sortedCopy(in.Exercised[r.ID]),
-		})
+			Owner: r.Owner, Exercised: sortedCopy(in.Exercised[r.ID]), Files: files[r.ID],
+		}
+		if r.Source != "" {
+			v.SourceLines = numberedLines(r.Source)
+		}
+		if src := v.Files.TestSource; src != "" {
+			v.TestLines = numberedLines(src)
+			v.Tests = testNames(src)
+		}
+		add(v)
 	}
 	// Rules that findings name but the rule set lacks still get a page, so
 	// that every rule link on a job page resolves.

@@ -44,6 +44,9 @@ type Input struct {
 	// a user rule's file relative to its directory, never by an absolute
 	// path.
 	PolicyDirs []string
+	// RuleFiles are each rule's path, example lines and tests, by rule
+	// ID (see LoadRuleFiles); Render loads them when nil.
+	RuleFiles map[string]RuleFiles
 }
 
 // Files maps slash-separated paths inside the output folder to contents.
@@ -432,6 +435,9 @@ func (m *model) TopCategories() []*categoryView {
 	}
 	return out
 }
+
+// Example is the worked example of a user rule on the catalogue page.
+func (m *model) Example() []exampleFile { return exampleRule() }
 
 // RulesOfLayer and CategoriesOfLayer group the catalogue pages.
 func (m *model) CategoriesOfLayer(layer string) []*categoryView {

@@ -94,6 +94,7 @@ func Collect(ctx context.Context, src Sources) (Input, error) {
 	}
 	in.Rules = engine.Rules()
 	in.Categories = engine.Categories()
+	in.RuleFiles = LoadRuleFiles(in.Rules, src.Policies)
 	SortRuns(in.Runs)
 	return in, nil
 }

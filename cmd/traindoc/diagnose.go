@@ -45,6 +45,7 @@ unreadable snapshot.`,
 			if err != nil {
 				return err
 			}
+			render.HidePaths(rep, src.snapshots)
 			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
 				return err
 			}
