@@ -41,7 +41,35 @@ func adviceMarkdown(j *report.Job, f *report.Finding, lang string) string {
 	}
 	rem = filterBullets(rem, exitCodes(j, f), findingText(f))
 	rem = fillPlaceholders(rem, placeholderValues(j, f))
+	if NormalizeLang(lang) != "en" {
+		rem = quotesToCode(rem)
+	}
 	return remediationMarkdown(rem)
+}
+
+// quotedEnglish is English in double quotes inside a translated text: a
+// message or log line the rule quotes, such as "No route to host".
+var quotedEnglish = regexp.MustCompile(`["“]([ -!#-~]*[A-Za-z][ -!#-~]*)["”]`)
+
+// quotesToCode turns English quoted in a translated remediation into code
+// spans, outside the code spans already there: it is text from logs, to
+// be read as it is, not prose left untranslated.
+func quotesToCode(rem string) string {
+	var b strings.Builder
+	for i, part := range strings.Split(rem, "`") {
+		if i > 0 {
+			b.WriteByte('`')
+		}
+		if i%2 == 1 {
+			b.WriteString(part) // inside a code span
+			continue
+		}
+		b.WriteString(quotedEnglish.ReplaceAllStringFunc(part, func(q string) string {
+			inner := quotedEnglish.FindStringSubmatch(q)[1]
+			return codeSpan(inner)
+		}))
+	}
+	return b.String()
 }
 
 // findingText is everything a quoted bullet may match against.

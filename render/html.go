@@ -270,7 +270,8 @@ func (reportHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer)
 
 var (
 	detailsLine = regexp.MustCompile(`^(?:<details>|<details open>|</details>|</summary>|<summary>)$`)
-	summaryLine = regexp.MustCompile(`^<summary>([^<>]*)</summary>$`)
+	summaryLine = regexp.MustCompile(`^<summary>((?:[^<>]|<code>[^<>]*</code>)*)</summary>$`)
+	codeTag     = regexp.MustCompile(`<code>([^<>]*)</code>`)
 )
 
 // renderHTMLBlock lets through exactly the <details> and <summary> lines
@@ -296,8 +297,7 @@ func renderHTMLBlock(w util.BufWriter, src []byte, node ast.Node, entering bool)
 		case detailsLine.MatchString(l):
 			out.WriteString(l + "\n")
 		case summaryLine.MatchString(l):
-			s := summaryLine.FindStringSubmatch(l)[1]
-			out.WriteString("<summary>" + html.EscapeString(html.UnescapeString(s)) + "</summary>\n")
+			out.WriteString("<summary>" + summaryHTML(summaryLine.FindStringSubmatch(l)[1]) + "</summary>\n")
 		default:
 			_, _ = w.WriteString("<!-- raw HTML omitted -->\n")
 			return ast.WalkSkipChildren, nil
@@ -305,6 +305,22 @@ func renderHTMLBlock(w util.BufWriter, src []byte, node ast.Node, entering bool)
 	}
 	_, _ = w.WriteString(out.String())
 	return ast.WalkSkipChildren, nil
+}
+
+// summaryHTML re-escapes a summary's text and keeps its <code> parts,
+// marked as quoted.
+func summaryHTML(s string) string {
+	var b strings.Builder
+	for {
+		m := codeTag.FindStringSubmatchIndex(s)
+		if m == nil {
+			b.WriteString(html.EscapeString(html.UnescapeString(s)))
+			return b.String()
+		}
+		b.WriteString(html.EscapeString(html.UnescapeString(s[:m[0]])))
+		b.WriteString(`<code translate="no">` + html.EscapeString(html.UnescapeString(s[m[2]:m[3]])) + `</code>`)
+		s = s[m[1]:]
+	}
 }
 
 func renderRawHTML(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {

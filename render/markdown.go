@@ -123,19 +123,34 @@ func (w *mdWriter) label(key string) string {
 func (w *mdWriter) printf(format string, args ...any) { fmt.Fprintf(&w.b, format, args...) }
 
 // heading writes a heading of plain text and registers its id under key.
-func (w *mdWriter) heading(level int, text, key string) {
+func (w *mdWriter) heading(level int, text, key string) { w.headingPhrase(level, words(text), key) }
+
+// headingPhrase writes a heading whose quoted parts are code spans; the
+// id is that of its visible text, as on GitHub.
+func (w *mdWriter) headingPhrase(level int, p phrase, key string) {
 	if level > 6 {
 		level = 6
 	}
-	w.anchors.heading(text, key)
-	w.printf("%s %s\n\n", strings.Repeat("#", level), escapeInline(text))
+	w.anchors.heading(p.plain(), key)
+	w.printf("%s %s\n\n", strings.Repeat("#", level), p.md())
 }
 
 // details writes body inside <details> with a one-line summary. Both
 // forges and the HTML renderer need the blank lines around the Markdown
-// inside; the summary is HTML-escaped text, as GitHub shows it raw.
-func (w *mdWriter) details(summary string, body func()) {
-	w.printf("<details>\n<summary>%s</summary>\n\n", html.EscapeString(inlineText(summary)))
+// inside. The summary is raw HTML on GitHub, so it is HTML-escaped text
+// with quoted parts in <code>; traindoc's HTML renderer allows exactly
+// that shape.
+func (w *mdWriter) details(summary phrase, body func()) {
+	var b strings.Builder
+	for _, s := range summary {
+		t := html.EscapeString(inlineText(s.text))
+		if s.verbatim {
+			b.WriteString("<code>" + t + "</code>")
+			continue
+		}
+		b.WriteString(t)
+	}
+	w.printf("<details>\n<summary>%s</summary>\n\n", strings.TrimSpace(b.String()))
 	body()
 	w.printf("</details>\n\n")
 }
@@ -143,6 +158,12 @@ func (w *mdWriter) details(summary string, body func()) {
 // jobHeading is the plain text of a job's heading.
 func jobHeading(job *report.Job) string {
 	return job.Kind + " " + job.Namespace + "/" + job.Name
+}
+
+// jobHeadingPhrase is the heading with the job's name quoted: it comes
+// from the cluster and is no word to translate.
+func jobHeadingPhrase(job *report.Job) phrase {
+	return words(job.Kind + " ").add(quote(job.Namespace + "/" + job.Name)...)
 }
 
 func jobKey(i int) string { return "job:" + strconv.Itoa(i) }
@@ -194,7 +215,7 @@ func (w *mdWriter) stateBadge(state string) string {
 // findings, the pods, progress and the timeline.
 func (w *mdWriter) job(j *report.Job, idx, lvl int) {
 	w.jobIdx = idx
-	w.heading(lvl, jobHeading(j), jobKey(idx))
+	w.headingPhrase(lvl, jobHeadingPhrase(j), jobKey(idx))
 	w.verdict(j)
 	w.facts(j)
 	w.notices(j)
@@ -207,7 +228,7 @@ func (w *mdWriter) job(j *report.Job, idx, lvl int) {
 	if len(g.Consequences) > 0 {
 		w.printf("%s\n\n", w.t("finding.consequences_intro"))
 		for _, f := range g.Consequences {
-			w.details(Tf(w.lang, "finding.consequence_summary", "clause", subjectClause(j, f, w.lang).plain()), func() {
+			w.details(fill(w.lang, "finding.consequence_summary", "clause", subjectClause(j, f, w.lang)), func() {
 				w.heading(lvl+2, Tf(w.lang, "finding.consequence_heading", "title", f.Title.In(w.lang)), findingKey(idx, f.ID))
 				w.findingBody(j, f, false)
 			})
@@ -334,8 +355,10 @@ func (w *mdWriter) notices(j *report.Job) {
 			}
 		}
 	}
+	// Notes come with the snapshot (its author's or the collector's), so
+	// they are quoted as they are.
 	for _, n := range j.Notes {
-		w.printf("> %s %s\n\n", w.label("job.note"), escapeInline(n))
+		w.printf("> %s %s\n\n", w.label("job.note"), codeSpan(n))
 	}
 }
 
@@ -385,8 +408,8 @@ func (w *mdWriter) findingBody(j *report.Job, f *report.Finding, primary bool) {
 		parts = append(parts, fill(w.lang, "finding.first_seen", "time", formatTime(f.FirstSeen)).md())
 	}
 	w.printf("%s\n\n", strings.Join(parts, " · "))
-	if msg := strings.TrimSpace(f.Message.In(w.lang)); msg != "" {
-		w.printf("%s\n\n", escapeInline(msg))
+	if msg := messagePhrase(f, w.lang); !msg.empty() {
+		w.printf("%s\n\n", msg.md())
 	}
 	w.affected(j, f, primary)
 	w.evidence(j, f)
@@ -446,7 +469,7 @@ func (w *mdWriter) affected(j *report.Job, f *report.Finding, primary bool) {
 		shown = shownPods
 	}
 	w.printf("%s\n\n%s\n\n", w.label("finding.subjects"), strings.Join(items[:shown], "\n"))
-	w.details(Tf(w.lang, "finding.more_subjects", "n", strconv.Itoa(len(f.Subjects)-shown)), func() {
+	w.details(fill(w.lang, "finding.more_subjects", "n", strconv.Itoa(len(f.Subjects)-shown)), func() {
 		w.printf("%s\n\n", strings.Join(items[shown:], "\n"))
 	})
 }
@@ -495,7 +518,7 @@ func (w *mdWriter) evidence(j *report.Job, f *report.Finding) {
 		w.evidenceItem(e)
 	}
 	if len(evs) > n {
-		w.details(Tf(w.lang, "evidence.more", "n", strconv.Itoa(len(evs)-n)), func() {
+		w.details(fill(w.lang, "evidence.more", "n", strconv.Itoa(len(evs)-n)), func() {
 			for _, e := range evs[n:] {
 				w.evidenceItem(e)
 			}
@@ -650,7 +673,8 @@ func tailText(lines []string) string {
 // codeSpan renders s as an inline code span whose delimiter is longer than
 // any backtick run inside it.
 func codeSpan(s string) string {
-	s = strings.TrimSpace(strings.NewReplacer("\r", " ", "\n", " ").Replace(cleanControl(s)))
+	// One line, as inline text and heading ids read it (see anchors.go).
+	s = inlineText(s)
 	s = breakTemplates(s)
 	if s == "" {
 		return ""

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/internal/i18n"
 )
 
@@ -145,3 +147,47 @@ func (p phrase) plain() string {
 }
 
 func (p phrase) empty() bool { return len(p) == 0 }
+
+// messagePhrase is a finding's message with the parameter values the rule
+// put into it (object names, quoted messages, numbers with units) marked
+// as quoted: they are data, not the rule's words.
+func messagePhrase(f *report.Finding, lang string) phrase {
+	msg := strings.TrimSpace(f.Message.In(lang))
+	if msg == "" {
+		return nil
+	}
+	var vals []string
+	for _, v := range f.Params {
+		s, ok := v.(string)
+		if !ok || len(s) < 3 || isNumber(s) || !strings.Contains(msg, s) {
+			continue
+		}
+		vals = append(vals, s)
+	}
+	// Longest first, so that a value inside another is not split out.
+	sort.Slice(vals, func(a, b int) bool {
+		if len(vals[a]) != len(vals[b]) {
+			return len(vals[a]) > len(vals[b])
+		}
+		return vals[a] < vals[b]
+	})
+	return splitQuoted(msg, vals)
+}
+
+func splitQuoted(s string, vals []string) phrase {
+	for _, v := range vals {
+		if i := strings.Index(s, v); i >= 0 {
+			return splitQuoted(s[:i], vals).add(quote(v)...).add(splitQuoted(s[i+len(v):], vals)...)
+		}
+	}
+	return words(s)
+}
+
+func isNumber(s string) bool {
+	for _, r := range s {
+		if (r < '0' || r > '9') && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -60,7 +60,7 @@ func (w *mdWriter) pods(j *report.Job, lvl int) {
 		if len(rest) > maxFoldedPods {
 			rest = rest[:maxFoldedPods]
 		}
-		w.details(Tf(w.lang, "pods.more", "n", strconv.Itoa(len(rows)-shown)), func() {
+		w.details(fill(w.lang, "pods.more", "n", strconv.Itoa(len(rows)-shown)), func() {
 			header()
 			for _, p := range rest {
 				row(p)
@@ -230,7 +230,7 @@ func (w *mdWriter) timeline(es []report.Entry, lvl int) {
 		for i := range es {
 			all[i] = timelineRow{entry: &es[i]}
 		}
-		w.details(Tf(w.lang, "timeline.all", "n", strconv.Itoa(len(es))), func() { w.timelineTable(all) })
+		w.details(fill(w.lang, "timeline.all", "n", strconv.Itoa(len(es))), func() { w.timelineTable(all) })
 	}
 }
 
