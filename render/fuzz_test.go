@@ -330,7 +330,7 @@ var allowTags = map[string]bool{}
 
 func init() {
 	for _, t := range strings.Fields(`!DOCTYPE html head meta title link style body main h1 h2 h3 h4 h5 h6 p a
-		strong em code pre table thead tbody tr th td ul ol li blockquote hr br del details summary mark`) {
+		strong em code pre table thead tbody tr th td ul ol li blockquote hr br del details summary mark span`) {
 		allowTags[t] = true
 	}
 	for _, a := range strings.Fields(`lang charset name content http-equiv rel href id class aria-hidden align start style translate data-label`) {

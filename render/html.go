@@ -362,14 +362,22 @@ func renderFence(w util.BufWriter, src []byte, node ast.Node, entering bool) (as
 	_, _ = w.WriteString(`<pre translate="no"` + class + `><code>`)
 	for i := 0; i < n.Lines().Len(); i++ {
 		seg := n.Lines().At(i)
-		line := seg.Value(src)
-		if i+1 == mark {
+		line := util.EscapeHTML(bytes.TrimRight(seg.Value(src), "\n"))
+		switch {
+		case i+1 == mark:
 			_, _ = w.WriteString(`<mark>`)
-			_, _ = w.Write(util.EscapeHTML(bytes.TrimRight(line, "\n")))
-			_, _ = w.WriteString("</mark>\n")
-			continue
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n</mark>")
+		case lang == "log":
+			// Each line its own box, for the stylesheet's hanging indent;
+			// the line break stays inside it, so copying keeps lines.
+			_, _ = w.WriteString(`<span class="line">`)
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n</span>")
+		default:
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n")
 		}
-		_, _ = w.Write(util.EscapeHTML(line))
 	}
 	_, _ = w.WriteString("</code></pre>\n")
 	return ast.WalkSkipChildren, nil

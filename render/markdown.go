@@ -238,8 +238,8 @@ func (w *mdWriter) job(j *report.Job, idx, lvl int) {
 	w.findingSection(j, idx, lvl, "finding.risks", g.Risks)
 	w.findingSection(j, idx, lvl, "finding.acknowledged", g.Acknowledged)
 	w.explanation(j.Explanation, lvl+1)
-	w.progress(j.Progress, lvl+1)
 	w.pods(j, lvl+1)
+	w.progress(j.Progress, lvl+1)
 	w.replicas(j.Replicas, lvl+1)
 	w.timeline(j.Timeline, lvl+1)
 }
@@ -288,6 +288,9 @@ func (w *mdWriter) verdict(j *report.Job) {
 			owner = j.Primary.Owner
 		}
 		item("verdict.act", words(OwnerLabel(w.lang, owner)))
+	}
+	if p := j.Progress; p != nil && state != StateUnhealthy {
+		item("verdict.progress", progressLine(p, w.lang))
 	}
 	level, why := Confidence(j)
 	item("verdict.confidence", fill(w.lang, "confidence.line", "level", Term(w.lang, "confidence."+level), "why", T(w.lang, why)))

@@ -61,6 +61,9 @@ func writeTextJob(b *strings.Builder, j *report.Job, lang string) {
 		add("verdict.exit", exitOf(j, j.Primary, lang))
 		add("verdict.act", words(OwnerLabel(lang, ownerOf(j.Primary))))
 	}
+	if p := j.Progress; p != nil && state != StateUnhealthy {
+		add("verdict.progress", progressLine(p, lang))
+	}
 	level, why := Confidence(j)
 	add("verdict.confidence", fill(lang, "confidence.line", "level", Term(lang, "confidence."+level), "why", T(lang, why)))
 	if state == StateUnhealthy {

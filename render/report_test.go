@@ -236,7 +236,7 @@ func TestHeldStates(t *testing.T) {
 	}{
 		{report.Job{Healthy: true}, StateHealthy},
 		{report.Job{Primary: &report.Finding{Category: "job.debug-mode"}}, StateDebug},
-		{report.Job{Phase: "Suspended", Primary: &report.Finding{Category: "job.pending-too-long"}}, StateSuspended},
+		{report.Job{Phase: "Suspended", Primary: &report.Finding{Category: "sched.quota-exceeded"}}, StateUnhealthy},
 		{report.Job{Primary: &report.Finding{Category: "exec.cuda-oom"}}, StateUnhealthy},
 	} {
 		if got := JobState(&tc.job); got != tc.want {

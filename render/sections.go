@@ -11,43 +11,80 @@ import (
 )
 
 // pods is the per-pod table: the failing pods first (the primary's own
-// first of all), the rest folded when there are many.
+// first of all), the rest folded when there are many. Columns no pod has
+// a value for (ranks, exit codes) are left out.
 func (w *mdWriter) pods(j *report.Job, lvl int) {
 	if len(j.Pods) == 0 {
 		return
 	}
 	rows := orderedPods(j)
+	hasRanks, hasExit := false, false
+	for _, p := range rows {
+		hasRanks = hasRanks || len(p.Ranks) > 0
+		hasExit = hasExit || p.ExitCode != nil
+	}
+	type column struct {
+		key, align string
+		cell       func(p *report.Pod) string
+	}
+	cols := []column{
+		{"pod", "---", func(p *report.Pod) string {
+			if p.Failing {
+				return "**" + markerWarning + "** " + codeCell(p.Name)
+			}
+			return codeCell(p.Name)
+		}},
+		{"role", "---", func(p *report.Pod) string {
+			role := escapeInline(p.Role)
+			if p.Index != nil {
+				role += " " + strconv.Itoa(*p.Index)
+			}
+			return role
+		}},
+	}
+	if hasRanks {
+		cols = append(cols, column{"rank", "---:", func(p *report.Pod) string { return escapeInline(rankRanges(p.Ranks)) }})
+	}
+	cols = append(cols,
+		column{"node", "---", func(p *report.Pod) string { return codeCell(p.Node) }},
+		column{"state", "---", func(p *report.Pod) string {
+			if p.State != "" {
+				return codeCell(p.State)
+			}
+			return codeCell(p.Phase)
+		}})
+	if hasExit {
+		cols = append(cols, column{"exit", "---:", func(p *report.Pod) string {
+			if p.ExitCode == nil {
+				return ""
+			}
+			if *p.ExitCode != 0 {
+				return "**" + strconv.Itoa(*p.ExitCode) + "**"
+			}
+			return "0"
+		}})
+	}
+	cols = append(cols,
+		column{"restarts", "---:", func(p *report.Pod) string { return emphasiseNonZero(p.Restarts) }},
+		column{"last_line", "---", func(p *report.Pod) string { return codeCell(cutLine(p.LastLine)) }})
 	w.heading(lvl, T(w.lang, "pods.title"), "")
 	header := func() {
-		cols := []string{"pod", "role", "rank", "node", "state", "exit", "restarts", "last_line"}
 		w.printf("|")
 		for _, c := range cols {
-			w.printf(" %s |", w.t("pods."+c))
+			w.printf(" %s |", w.t("pods."+c.key))
 		}
-		w.printf("\n| --- | --- | ---: | --- | --- | ---: | ---: | --- |\n")
+		w.printf("\n|")
+		for _, c := range cols {
+			w.printf(" %s |", c.align)
+		}
+		w.printf("\n")
 	}
 	row := func(p *report.Pod) {
-		name := codeCell(p.Name)
-		if p.Failing {
-			name = "**" + markerWarning + "** " + name
+		w.printf("|")
+		for _, c := range cols {
+			w.printf(" %s |", c.cell(p))
 		}
-		role := escapeInline(p.Role)
-		if p.Index != nil {
-			role += " " + strconv.Itoa(*p.Index)
-		}
-		exit := ""
-		if p.ExitCode != nil {
-			exit = strconv.Itoa(*p.ExitCode)
-			if *p.ExitCode != 0 {
-				exit = "**" + exit + "**"
-			}
-		}
-		state := codeCell(p.State)
-		if state == "" {
-			state = codeCell(p.Phase)
-		}
-		w.printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", name, role, escapeInline(rankRanges(p.Ranks)),
-			codeCell(p.Node), state, exit, emphasiseNonZero(p.Restarts), codeCell(cutLine(p.LastLine)))
+		w.printf("\n")
 	}
 	header()
 	shown := min(len(rows), shownPods)
@@ -258,8 +295,12 @@ func (w *mdWriter) timelineTable(rows []timelineRow) {
 		}
 		first, last := r.routine[0], r.routine[len(r.routine)-1]
 		when := formatTime(first.Time)
-		if last.Time != first.Time {
-			when = Tf(w.lang, "timeline.span", "from", when, "to", formatTime(last.Time))
+		if to := formatTime(last.Time); to != when {
+			// The same day twice says nothing: the end shows its time only.
+			if len(to) > 11 && len(when) > 11 && to[:11] == when[:11] {
+				to = to[11:]
+			}
+			when = Tf(w.lang, "timeline.span", "from", when, "to", to)
 		}
 		objects := map[string]bool{}
 		counts := map[string]int{}
@@ -373,6 +414,22 @@ func progressItems(p *report.Progress, lang string) []progressItem {
 		add("progress.gpu", strconv.FormatFloat(*p.GPUUtilization, 'f', 0, 64)+"%")
 	}
 	return items
+}
+
+// progressLine is the progress of a running job in one line: step,
+// throughput, GPU use.
+func progressLine(p *report.Progress, lang string) phrase {
+	var parts []string
+	for _, it := range progressItems(p, lang) {
+		switch it.key {
+		case "progress.last_step", "progress.throughput", "progress.gpu":
+			parts = append(parts, T(lang, it.key)+T(lang, "punct.colon")+" "+it.value)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return words(strings.Join(parts, " · "))
 }
 
 func formatQuantity(v float64, unit string) string {

@@ -28,7 +28,9 @@ var heldStates = map[string]string{
 }
 
 // JobState is the state a job is shown in: healthy, not healthy, or held
-// (suspended, debug mode).
+// (suspended, debug mode). The primary cause decides, not the phase: a job
+// a queue suspends for want of quota is failing to start, not paused by
+// its owner.
 func JobState(j *report.Job) string {
 	if j.Healthy {
 		return StateHealthy
@@ -37,9 +39,6 @@ func JobState(j *report.Job) string {
 		if s, ok := heldStates[j.Primary.Category]; ok {
 			return s
 		}
-	}
-	if j.Phase == "Suspended" {
-		return StateSuspended
 	}
 	return StateUnhealthy
 }

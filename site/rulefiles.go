@@ -24,7 +24,10 @@ type RuleFiles struct {
 	// Path is repo-relative for a built-in rule (policies/rules/...) and
 	// relative to its --policies directory, prefixed with that
 	// directory's name, for a user rule: never absolute.
-	Path       string
+	Path string
+	// Rel is the file's path below its rules root (exec/cuda_oom/
+	// cuda_oom.rego): where a copy goes in a --policies folder.
+	Rel        string
 	Lines      *RuleLines
 	TestPath   string
 	TestSource string
@@ -70,7 +73,7 @@ func LoadRuleFiles(rules []*policy.Rule, policyDirs []string) map[string]RuleFil
 				fsys, file = os.DirFS(dir), rel
 			}
 		}
-		rf := RuleFiles{Path: display}
+		rf := RuleFiles{Path: display, Rel: strings.TrimPrefix(file, "rules/")}
 		dir := path.Dir(file)
 		if b, err := fs.ReadFile(fsys, path.Join(dir, "lines.yaml")); err == nil {
 			var l RuleLines

@@ -253,13 +253,14 @@ func jobBody(m *model, j *jobView, lang string) (template.HTML, error) {
 	// escaped the way the Markdown renderer escapes code, so only its own
 	// output matches; text inside evidence is escaped and cannot.
 	var pairs []string
+	const code = `<code translate="no">`
 	for _, r := range m.Rules {
-		pairs = append(pairs, "<code>"+template.HTMLEscapeString(r.ID)+"</code>",
-			`<a class="rule-link" href="../rules/`+r.Slug+`.html"><code>`+template.HTMLEscapeString(r.ID)+`</code></a>`)
+		pairs = append(pairs, code+template.HTMLEscapeString(r.ID)+"</code>",
+			`<a class="rule-link" href="../rules/`+r.Slug+`.html">`+code+template.HTMLEscapeString(r.ID)+`</code></a>`)
 	}
 	for _, c := range m.Categories {
-		pairs = append(pairs, "<code>"+template.HTMLEscapeString(c.Name)+"</code>",
-			`<a class="cat-link" href="../categories/`+c.Slug+`.html"><code>`+template.HTMLEscapeString(c.Name)+`</code></a>`)
+		pairs = append(pairs, code+template.HTMLEscapeString(c.Name)+"</code>",
+			`<a class="cat-link" href="../categories/`+c.Slug+`.html">`+code+template.HTMLEscapeString(c.Name)+`</code></a>`)
 	}
 	linked := strings.NewReplacer(pairs...).Replace(string(frag))
 	// Safe: goldmark output with raw HTML disabled, plus links whose
