@@ -2,6 +2,7 @@ package render
 
 import (
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/report"
@@ -82,11 +83,7 @@ func sortPairsByLength(pairs []string) {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		ps = append(ps, pair{pairs[i], pairs[i+1]})
 	}
-	for i := 1; i < len(ps); i++ {
-		for k := i; k > 0 && len(ps[k].from) > len(ps[k-1].from); k-- {
-			ps[k], ps[k-1] = ps[k-1], ps[k]
-		}
-	}
+	sort.SliceStable(ps, func(a, b int) bool { return len(ps[a].from) > len(ps[b].from) })
 	for i, p := range ps {
 		pairs[2*i], pairs[2*i+1] = p.from, p.to
 	}

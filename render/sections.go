@@ -187,10 +187,12 @@ func emphasiseNonZero(n int) string {
 	return "0"
 }
 
-// timelineRow is a row of the timeline: one entry that matters, or a run
-// of routine entries collapsed into counts.
+// timelineRow is a row of the timeline: one entry that matters (with the
+// same entry on other objects at about the same time, as when 63 pods
+// end at once), or a run of routine entries collapsed into counts.
 type timelineRow struct {
 	entry   *report.Entry
+	same    []*report.Entry
 	routine []*report.Entry
 }
 
@@ -230,7 +232,26 @@ func timelineRows(es []report.Entry) []timelineRow {
 		}
 		out = append(out, r)
 	}
-	return out
+	if len(es) <= foldTimelineAbove {
+		return out
+	}
+	// The same news about many objects in a row is one row.
+	var merged []timelineRow
+	for _, r := range out {
+		if n := len(merged); n > 0 && r.entry != nil && merged[n-1].entry != nil && sameNews(merged[n-1].entry, r.entry) {
+			merged[n-1].same = append(merged[n-1].same, r.entry)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	return merged
+}
+
+// sameNews reports whether two entries say the same about different
+// objects: the same words (a container of the same name ended the same
+// way), not the same object.
+func sameNews(a, b *report.Entry) bool {
+	return a.Object != b.Object && a.Kind == b.Kind && a.Warning == b.Warning && a.Key == b.Key && a.Text == b.Text
 }
 
 // routineLabel names what a routine entry is, for counting: its reason or
@@ -258,8 +279,8 @@ func (w *mdWriter) timeline(es []report.Entry, lvl int) {
 	w.heading(lvl, T(w.lang, "timeline.title"), "")
 	rows := timelineRows(es)
 	collapsed := len(rows) < len(es)
-	if collapsed {
-		w.printf("*%s*\n\n", w.t2("timeline.collapsed", "n", strconv.Itoa(len(es)-countKey(rows))))
+	if n := countRoutine(rows); n > 0 {
+		w.printf("*%s*\n\n", w.t2("timeline.collapsed", "n", strconv.Itoa(n)))
 	}
 	w.timelineTable(rows)
 	if collapsed {
@@ -271,12 +292,10 @@ func (w *mdWriter) timeline(es []report.Entry, lvl int) {
 	}
 }
 
-func countKey(rows []timelineRow) int {
+func countRoutine(rows []timelineRow) int {
 	n := 0
 	for _, r := range rows {
-		if r.entry != nil {
-			n++
-		}
+		n += len(r.routine)
 	}
 	return n
 }
@@ -290,18 +309,16 @@ func (w *mdWriter) timelineTable(rows []timelineRow) {
 			if e.Warning {
 				kind = "**" + markerWarning + " " + kind + "**"
 			}
-			w.printf("| %s | %s | %s | %s |\n", escapeInline(formatTime(e.Time)), kind, codeCell(e.Object), entryPhrase(e, w.lang).cell())
+			when, obj := escapeInline(formatTime(e.Time)), codeCell(e.Object)
+			if len(r.same) > 0 {
+				when = escapeInline(w.span(e, r.same[len(r.same)-1]))
+				obj = escapeInline(Tf(w.lang, "timeline.objects", "n", strconv.Itoa(len(r.same)+1)))
+			}
+			w.printf("| %s | %s | %s | %s |\n", when, kind, obj, entryPhrase(e, w.lang).cell())
 			continue
 		}
 		first, last := r.routine[0], r.routine[len(r.routine)-1]
-		when := formatTime(first.Time)
-		if to := formatTime(last.Time); to != when {
-			// The same day twice says nothing: the end shows its time only.
-			if len(to) > 11 && len(when) > 11 && to[:11] == when[:11] {
-				to = to[11:]
-			}
-			when = Tf(w.lang, "timeline.span", "from", when, "to", to)
-		}
+		when := w.span(first, last)
 		objects := map[string]bool{}
 		counts := map[string]int{}
 		var order []string
@@ -328,6 +345,20 @@ func (w *mdWriter) timelineTable(rows []timelineRow) {
 		w.printf("| %s | *%s* | %s | %s |\n", escapeInline(when), w.t("timeline.routine_kind"), obj, text.cell())
 	}
 	w.printf("\n")
+}
+
+// span is the time from one entry to another; the same day twice says
+// nothing, so the end shows its time only.
+func (w *mdWriter) span(first, last *report.Entry) string {
+	when := formatTime(first.Time)
+	to := formatTime(last.Time)
+	if to == when {
+		return when
+	}
+	if len(to) > 11 && len(when) > 11 && to[:11] == when[:11] {
+		to = to[11:]
+	}
+	return Tf(w.lang, "timeline.span", "from", when, "to", to)
 }
 
 // entryPhrase is an entry's text: traindoc's words translated with the
