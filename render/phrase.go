@@ -159,7 +159,9 @@ func messagePhrase(f *report.Finding, lang string) phrase {
 	var vals []string
 	for _, v := range f.Params {
 		s, ok := v.(string)
-		if !ok || len(s) < 3 || isNumber(s) || !strings.Contains(msg, s) {
+		// A plain lower-case word is a rule's own code ("pressure",
+		// "drain") that may also be a word of its sentence: not data.
+		if !ok || len(s) < 3 || isNumber(s) || plainWord(s) || !strings.Contains(msg, s) {
 			continue
 		}
 		vals = append(vals, s)
@@ -181,6 +183,15 @@ func splitQuoted(s string, vals []string) phrase {
 		}
 	}
 	return words(s)
+}
+
+func plainWord(s string) bool {
+	for _, r := range s {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func isNumber(s string) bool {
