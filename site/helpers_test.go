@@ -21,6 +21,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // `make demo-site` builds from all of them.
 var testFixtures = []string{
 	"cascade-cuda-oom-nccl-timeout",
+	"cascade-512-ranks",
+	"seed-master-oom-137",
+	"healthy-noisy-running",
+	"job-debug-mode",
 	"exec-cuda-oom",
 	"exec-nccl-timeout",
 	"node-failure",

@@ -11,6 +11,7 @@ import (
 	"github.com/traindoc/traindoc/engine/diagnose"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
 )
 
 // Sources say what a site is built from: saved reports (earlier runs),
@@ -60,7 +61,7 @@ func Collect(ctx context.Context, src Sources) (Input, error) {
 	if len(src.Reports) == 0 && len(src.Snapshots) == 0 {
 		return Input{}, ErrNoInput
 	}
-	in := Input{Version: src.Version, Exercised: map[string][]string{}}
+	in := Input{Version: src.Version, Exercised: map[string][]string{}, PolicyDirs: src.Policies}
 	reports, err := ExpandReports(src.Reports)
 	if err != nil {
 		return Input{}, err
@@ -93,6 +94,7 @@ func Collect(ctx context.Context, src Sources) (Input, error) {
 	}
 	in.Rules = engine.Rules()
 	in.Categories = engine.Categories()
+	in.RuleFiles = LoadRuleFiles(in.Rules, src.Policies)
 	SortRuns(in.Runs)
 	return in, nil
 }
@@ -105,9 +107,12 @@ func diagnoseAll(ctx context.Context, d *diagnose.Diagnoser, dirs []string, exer
 	for _, dir := range dirs {
 		rep, err := d.Diagnose(ctx, dir)
 		if err != nil {
-			return nil, fmt.Errorf("diagnose %s: %w", dir, err)
+			return nil, fmt.Errorf("diagnose %s: %w", render.DisplayPath(dir), err)
 		}
-		name := filepath.ToSlash(filepath.Clean(dir))
+		// A published site must not say where the snapshot lay on the
+		// machine that built it.
+		render.HidePaths(rep, []string{dir})
+		name := render.DisplayPath(dir)
 		seen := map[string]bool{}
 		for _, j := range rep.Jobs {
 			for _, f := range j.Findings {

@@ -3,12 +3,12 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/render"
-	"github.com/traindoc/traindoc/render/text"
 )
 
 func init() { addCommand(newDiagnoseCmd) }
@@ -36,14 +36,17 @@ job's "missing" list says what and why; 1 wins over 3).`,
 			if failOn != "" && !report.ValidSeverity(failOn) {
 				return usageError(fmt.Errorf("--fail-on %q: want info, warning, error or critical", failOn))
 			}
-			if lang != "en" && lang != "zh" {
-				return usageError(fmt.Errorf("--lang %q: want en or zh", lang))
+			// Flags are checked against the output registry before any
+			// work: -o xml fails at once, not after a cluster was read.
+			if err := render.Check(output, lang); err != nil {
+				return usageError(err)
 			}
 			src.jobs = args
 			rep, err := loadReport(cmd.Context(), src)
 			if err != nil {
 				return err
 			}
+			render.HidePaths(rep, src.snapshots)
 			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
 				return err
 			}
@@ -61,26 +64,16 @@ job's "missing" list says what and why; 1 wins over 3).`,
 	}
 	src = bindSourceFlags(cmd.Flags())
 	bindLLMFlags(cmd.Flags())
-	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text, table, json, markdown, html, sarif or junit")
-	cmd.Flags().StringVar(&lang, "lang", "en", "report language: en or zh")
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: "+strings.Join(render.Names(), ", "))
+	cmd.Flags().StringVar(&lang, "lang", "en", "report language: "+strings.Join(render.Languages, " or "))
 	cmd.Flags().StringVar(&failOn, "fail-on", "", "exit 1 when any job has a finding at or above this severity (info, warning, error, critical)")
 	return cmd
 }
 
-// writeReport writes the report in one of the output formats.
+// writeReport writes the report in one of the registered output formats.
 func writeReport(w io.Writer, format string, rep *report.Report, lang, failOn string) error {
-	switch format {
-	case "text":
-		return text.Write(w, rep, lang)
-	case "table":
-		return text.Table(w, rep, lang)
-	case "json":
-		return rep.Write(w)
-	case "markdown", "md", "html", "sarif", "junit":
-		if format == "md" {
-			format = "markdown"
-		}
-		return render.Write(w, format, rep, render.Options{Lang: lang, FailOn: failOn, Version: version})
+	if _, err := render.Get(format); err != nil {
+		return usageError(err)
 	}
-	return usageError(fmt.Errorf("-o %q: want text, table, json, markdown, html, sarif or junit", format))
+	return render.Write(w, format, rep, render.Options{Lang: lang, FailOn: failOn, Version: version})
 }

@@ -54,10 +54,10 @@ func TestDiagnoseLLMMarkdown(t *testing.T) {
 		mode  explaintest.Mode
 		wants []string
 	}{
-		{"en", explaintest.JSON, []string{"Explanation", "test-model", "The primary finding shows the container of bert-large-pretrain exceeded its memory", "1. Lower the per-device batch size.", "**Healthy:** No", "**Error:** Replica of bert-large-pretrain ran out of memory."}},
-		{"zh", explaintest.JSON, []string{"解释", "test-model", "主要发现表明 bert-large-pretrain 的容器超出了内存", "1. 减小每个设备的 batch size。", "**健康：** 否", "**错误：** bert-large-pretrain 的副本内存不足。"}},
-		{"en", explaintest.Text, []string{"Explanation", "The container exceeded its memory.", "2. Raise the memory limit of the replica."}},
-		{"zh", explaintest.Text, []string{"解释", "主要发现表明容器超出了内存。", "2. 提高内存上限。"}},
+		{"en", explaintest.JSON, []string{"Explanation by a language model", "test-model", "The primary finding shows the container of bert-large-pretrain exceeded its memory", "1. Lower the per-device batch size.", "**Healthy:** No", "**Error:** Replica of bert-large-pretrain ran out of memory."}},
+		{"zh", explaintest.JSON, []string{"语言模型的解释", "test-model", "主要发现表明 bert-large-pretrain 的容器超出了内存", "1. 减小每个设备的 batch size。", "**健康：** 否", "**错误：** bert-large-pretrain 的副本内存不足。"}},
+		{"en", explaintest.Text, []string{"Explanation by a language model", "The container exceeded its memory.", "2. Raise the memory limit of the replica."}},
+		{"zh", explaintest.Text, []string{"语言模型的解释", "主要发现表明容器超出了内存。", "2. 提高内存上限。"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lang, func(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -15,6 +16,7 @@ func newReportCmd() *cobra.Command {
 	var (
 		outDir string
 		from   string
+		lang   string
 		src    *sourceFlags
 	)
 	cmd := &cobra.Command{
@@ -31,6 +33,9 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if outDir == "" {
 				return usageError(fmt.Errorf("--out DIR is required"))
+			}
+			if err := render.CheckLang(lang); err != nil {
+				return usageError(err)
 			}
 			if from != "" && len(src.snapshots) > 0 {
 				return usageError(fmt.Errorf("use either --snapshot or --from, not both"))
@@ -58,6 +63,10 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 				}
 				rep = r
 			}
+			render.HidePaths(rep, src.snapshots)
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
+				return err
+			}
 			files, err := render.WriteJobFiles(outDir, rep, render.Options{Version: version})
 			if err != nil {
 				return fmt.Errorf("write reports: %w", err)
@@ -72,6 +81,8 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 		},
 	}
 	src = bindSourceFlags(cmd.Flags())
+	bindLLMFlags(cmd.Flags())
+	cmd.Flags().StringVar(&lang, "lang", "en", "language the LLM explanation is asked in (--llm); the reports are written in "+strings.Join(render.Languages, " and "))
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the reports into (created if missing)")
 	cmd.Flags().StringVar(&from, "from", "", "render a report saved with `diagnose -o json` instead of diagnosing a snapshot")
 	return cmd

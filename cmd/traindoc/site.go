@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
 	"github.com/traindoc/traindoc/site"
 )
 
@@ -17,7 +18,7 @@ func init() { addCommand(newSiteCmd) }
 
 func newSiteCmd() *cobra.Command {
 	var reports []string
-	var out, saveReport string
+	var out, saveReport, lang string
 	var src *sourceFlags
 	cmd := &cobra.Command{
 		Use:   "site [--snapshot DIR...] [--reports FILE.json|DIR]... [FILE.json...] --out DIR",
@@ -39,6 +40,9 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 			if out == "" {
 				return usageError(errors.New("--out DIR is required"))
 			}
+			if err := render.CheckLang(lang); err != nil {
+				return usageError(err)
+			}
 			snapshots := src.snapshots
 			if len(snapshots) == 0 && len(reports) == 0 && len(args) == 0 {
 				// Neither snapshots nor saved reports: read the cluster.
@@ -55,6 +59,11 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 			})
 			if err != nil {
 				return usageError(err)
+			}
+			// The LLM explains the newest run, whose jobs the site shows;
+			// explanations saved in earlier reports are shown as they are.
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), in.Runs[len(in.Runs)-1], lang); err != nil {
+				return err
 			}
 			if saveReport != "" && len(snapshots) > 0 {
 				if err := saveRun(saveReport, in.Runs[len(in.Runs)-1]); err != nil {
@@ -77,6 +86,8 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 		},
 	}
 	src = bindSourceFlags(cmd.Flags())
+	bindLLMFlags(cmd.Flags())
+	cmd.Flags().StringVar(&lang, "lang", "en", "language the LLM explanation is asked in (--llm); the site is written in "+strings.Join(render.Languages, " and "))
 	cmd.Flags().StringArrayVar(&reports, "reports", nil, "saved JSON report of a run (repeatable; several give trends)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output folder (created; an earlier site in it is replaced)")
 	cmd.Flags().StringVar(&saveReport, "save-report", "", "also save the new run's JSON report in this folder (as <collectedAt>.json), so that the next run's --reports shows the trend")

@@ -196,6 +196,7 @@ type taxonomy struct {
 	Layers          []string       `json:"layers"`
 	RootOrder       []string       `json:"root_order"`
 	Risks           []string       `json:"risks"`
+	Held            []string       `json:"held"`
 	Fallback        []string       `json:"fallback"`
 	FallbackJob     []string       `json:"fallback_job"`
 	NoCause         []string       `json:"no_cause"`
@@ -248,6 +249,7 @@ func (e *Engine) checkTaxonomy() error {
 		}
 	}
 	known("risks", e.tax.Risks...)
+	known("held", e.tax.Held...)
 	known("fallback", e.tax.Fallback...)
 	known("fallback_job", e.tax.FallbackJob...)
 	known("no_cause", e.tax.NoCause...)
@@ -287,6 +289,10 @@ func (e *Engine) SubjectFallback(category string) (rank int, ok bool) {
 	rank, ok = e.tax.FallbackSubject[category]
 	return rank, ok
 }
+
+// Held reports whether a category means someone holds the job on purpose
+// (suspended, debug mode).
+func (e *Engine) Held(category string) bool { return slices.Contains(e.tax.Held, category) }
 
 // Risk reports whether a category is a risk rather than an observed fault.
 func (e *Engine) Risk(category string) bool { return slices.Contains(e.tax.Risks, category) }

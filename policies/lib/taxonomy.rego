@@ -78,6 +78,12 @@ root_order := ["node", "spec", "control", "execution", "progress"]
 # has a fault. Every other category except healthy is a fault.
 risks := {"spec.no-shm"}
 
+# held are the categories of a job that someone holds on purpose:
+# suspended, or kept in a debug mode. Such a job is neither healthy nor
+# failing; it is shown in its own state, and what follows from the hold
+# (idle GPUs in debug mode) does not make it unhealthy.
+held := {"job.suspended", "job.debug-mode"}
+
 # retryable root causes are those a restart from the newest checkpoint can
 # fix: hardware and node faults, disruptions from outside the job,
 # collective failures, kills from outside, stalls. Never retryable: spec,

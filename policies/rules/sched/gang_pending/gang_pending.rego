@@ -12,8 +12,8 @@
 #   severity: warning
 #   owner: platform
 #   message:
-#     en: "{{.scheduler}} holds the job{{if .queue}} in queue {{.queue}}{{end}} until all of it fits: {{.detail}}"
-#     zh: "{{.scheduler}} 让作业{{if .queue}}在队列 {{.queue}} 中{{end}}等待，直到全部副本都能放下：{{.detail}}"
+#     en: "{{if .scheduler}}{{.scheduler}}{{else}}A gang scheduler{{end}} holds the job{{if .queue}} in queue {{.queue}}{{end}} until all of it fits: {{.detail}}{{range .shares}}; {{.kind}} {{.name}} has {{.used}} of {{.quota}} {{.resource}} allocated, the job needs {{.need}}{{end}}"
+#     zh: "{{if .scheduler}}{{.scheduler}}{{else}}Gang 调度器{{end}} 让作业{{if .queue}}在队列 {{.queue}} 中{{end}}等待，直到全部副本都能放下：{{.detail}}{{range .shares}}；{{.kind}} {{.name}} 已分配 {{.used}}/{{.quota}} {{.resource}}，作业还需要 {{.need}}{{end}}"
 #   remediation:
 #     en: |
 #       - Look at the queue: Volcano `kubectl get podgroup -n <namespace>` and `kubectl get queue <queue> -o yaml`; Kueue `kubectl get workloads -n <namespace>` and `kubectl describe clusterqueue <queue>`; TensorStack `kubectl get podgroups.scheduler.tensorstack.dev -n <namespace>` and `kubectl get queues.scheduler.tensorstack.dev <queue> -o yaml`.
@@ -232,6 +232,7 @@ _queue_holds contains h if {
 	h := {
 		"rank": 4, "time": object.get(input, "createdAt", ""),
 		"text": sprintf("%s %s has %s of %s %s allocated; the job needs %s", [q.kind, q.name, sched.fmt_number(used), quota, res, sched.fmt_number(need)]),
+		"share": {"kind": q.kind, "name": q.name, "used": sched.fmt_number(used), "quota": quota, "resource": res, "need": sched.fmt_number(need)},
 		"subject": {"kind": q.kind, "name": q.name},
 		"evidence": k8s.field_evidence(sched.queue_ref(q), "status.allocated", sprintf("%s: allocated %s of %s, the job needs %s", [res, sched.fmt_number(used), quota, sched.fmt_number(need)])),
 		"scheduler": "", "queue": q.name,
@@ -250,7 +251,7 @@ _best := sort([[h.rank, h.time, h.text, h.scheduler, h.queue] | some h in _holds
 
 _scheduler := s if {
 	s := sort([[x.rank, x.time, x.scheduler] | some x in _holds; x.scheduler != ""])[0][2]
-} else := "A gang scheduler"
+} else := ""
 
 _queue := q if {
 	qs := sort([x.queue | some x in _holds; x.queue != ""])
@@ -261,11 +262,14 @@ _queue := q if {
 	q != ""
 } else := ""
 
-# The queue's numbers, when they show why the hold lasts, follow the
-# scheduler's own words.
-_detail := concat("; ", array.concat([_best[2]], sort([h.text | some h in _queue_holds])))
+# The scheduler's own words (quoted as they are), then the queue's numbers
+# when they show why the hold lasts (words of traindoc's, in each language
+# by the message templates).
+_detail := _best[2]
 
-_params := {"scheduler": _scheduler, "queue": _queue, "detail": _detail}
+_shares := [x[1] | some x in sort([[h.text, h.share] | some h in _queue_holds])]
+
+_params := {"scheduler": _scheduler, "queue": _queue, "detail": _detail, "shares": _shares}
 
 # The finding is about the gates (pod group, workload) when their status
 # says the job waits, and about the pods and events otherwise (a

@@ -82,7 +82,7 @@ test_fires_t9k_group_not_scheduled if {
 	}
 	fs := gang_pending.findings with input as {"kind": "PyTorchTrainingJob", "name": "sft", "phase": "Pending", "spec": {}, "events": [], "admission": [pg], "pods": [_waiting_pod("sft-worker-0", "")]}
 	some f in fs
-	f.params == {"scheduler": "TensorStack scheduler", "queue": "a100", "detail": "GroupScheduled=False Unschedulable"}
+	f.params == {"scheduler": "TensorStack scheduler", "queue": "a100", "detail": "GroupScheduled=False Unschedulable", "shares": []}
 }
 
 # The queue's share used by others is named as evidence of the hold.
@@ -94,7 +94,7 @@ test_fires_queue_share_used if {
 	some f in fs
 	some e in f.evidence
 	e.object.kind == "Queue"
-	endswith(f.params.detail, "; Queue research has 48 of 64 nvidia.com/gpu allocated; the job needs 32")
+	f.params.shares == [{"kind": "Queue", "name": "research", "used": "48", "quota": "64", "resource": "nvidia.com/gpu", "need": "32"}]
 }
 
 test_quiet_kueue_admitted_after_old_quota_condition if {
