@@ -106,7 +106,7 @@ func TestDiagnoseLLMFailuresKeepTheReport(t *testing.T) {
 		{"garbage", explaintest.Garbage, nil, "not a chat completion", false},
 		{"garbage answer", explaintest.GarbageAnswer, nil, "could not be read", false},
 		{"refusal", explaintest.Refuse, nil, "refused", false},
-		{"unreachable", explaintest.JSON, []string{"--llm-base-url", closedURL}, "could not be reached", true},
+		{"unreachable", explaintest.JSON, []string{"--llm-base-url", closedURL, "--llm-retries", "0"}, "could not be reached", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,6 +43,7 @@ func TestExitCodes(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var out, errb bytes.Buffer
 			code := runWith(tc.args, &out, &errb)
 			if code != tc.code {
