@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -10,9 +10,7 @@ import (
 	"github.com/traindoc/traindoc/render"
 )
 
-func init() { addCommand(newReportCmd) }
-
-func newReportCmd() *cobra.Command {
+func newReportCmd(s IOStreams) *cobra.Command {
 	var (
 		outDir string
 		from   string
@@ -64,7 +62,7 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 				rep = r
 			}
 			render.HidePaths(rep, src.snapshots)
-			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang, s.ErrOut); err != nil {
 				return err
 			}
 			files, err := render.WriteJobFiles(outDir, rep, render.Options{Version: version})
@@ -72,18 +70,18 @@ Exit codes: 0 written, 2 bad usage or unreadable input.`,
 				return fmt.Errorf("write reports: %w", err)
 			}
 			for _, f := range files {
-				fmt.Fprintln(cmd.OutOrStdout(), f)
+				fmt.Fprintln(s.Out, f)
 			}
 			if len(rep.Jobs) == 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "traindoc: no training jobs found; nothing written")
+				fmt.Fprintln(s.ErrOut, "traindoc: no training jobs found; nothing written")
 			}
 			return nil
 		},
 	}
-	src = bindSourceFlags(cmd.Flags())
+	src = bindSourceFlags(cmd.Flags(), s.ErrOut)
 	bindLLMFlags(cmd.Flags())
 	cmd.Flags().StringVar(&lang, "lang", "en", "language the LLM explanation is asked in (--llm); the reports are written in "+strings.Join(render.Languages, " and "))
 	cmd.Flags().StringVar(&outDir, "out", "", "directory to write the reports into (created if missing)")
-	cmd.Flags().StringVar(&from, "from", "", "render a report saved with `diagnose -o json` instead of diagnosing a snapshot")
+	cmd.Flags().StringVar(&from, "from", "", "render a report saved with \"traindoc diagnose -o json\" instead of diagnosing a snapshot")
 	return cmd
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -39,6 +39,11 @@ func TestExitCodes(t *testing.T) {
 		{"rules list shows a rule switched off for the run", []string{"rules", "list", "--skip-rules", "spec-no-shm"}, 0, "spec-no-shm                   disabled", ""},
 		{"evidence missing is partial", []string{"diagnose", "--snapshot", "../../fixtures/pod-evicted"}, 3, "", ""},
 		{"the gate wins over partial", []string{"diagnose", "--snapshot", "../../fixtures/pod-evicted", "--fail-on", "warning"}, 1, "", ""},
+		{"snapshot without a cluster names only its own flags", []string{"snapshot", "-o", "testdata/never-written", "--kubeconfig", "testdata/nope.kubeconfig"}, 2, "", "give --kubeconfig and --context"},
+		{"a mistyped flag gets a suggestion", []string{"diagnose", "--snapshot", "../../fixtures/seed-succeeded", "--fail-onn", "error"}, 2, "", "did you mean --fail-on?"},
+		{"a flag of another command is not suggested", []string{"rules", "list", "--fail-on", "error"}, 2, "", "unknown flag: --fail-on (see traindoc rules list --help)"},
+		{"extra arguments are errors", []string{"rules", "list", "extra"}, 2, "", "unknown command \"extra\""},
+		{"a bad format fails before any work", []string{"diagnose", "--snapshot", "testdata/nope", "-o", "xml"}, 2, "", "-o"},
 		{"rule tests fail", []string{"rules", "test", "--policies", "../../engine/policy/testdata/addrule"}, 1, "test_deliberately_failing", ""},
 	}
 	for _, tc := range cases {

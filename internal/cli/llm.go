@@ -1,8 +1,9 @@
-package main
+package cli
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -117,7 +118,7 @@ func (f *llmFlags) config(lang string) explain.Config {
 // Only configuration errors (an invalid template or base URL) are returned;
 // a failed explanation is a note in the report and a line on stderr, and
 // the exit code stays what the findings make it.
-func (f *llmFlags) apply(ctx context.Context, rep *report.Report, lang string) error {
+func (f *llmFlags) apply(ctx context.Context, rep *report.Report, lang string, errOut io.Writer) error {
 	if f == nil || !f.enabled {
 		return nil
 	}
@@ -130,7 +131,7 @@ func (f *llmFlags) apply(ctx context.Context, rep *report.Report, lang string) e
 	}
 	for _, j := range rep.Jobs {
 		if x := j.Explanation; x != nil && x.Missing != "" {
-			fmt.Fprintf(os.Stderr, "traindoc: no LLM explanation for %s %s: %s\n", j.Kind, j.Key(), x.Missing)
+			fmt.Fprintf(errOut, "traindoc: no LLM explanation for %s %s: %s\n", j.Kind, j.Key(), x.Missing)
 		}
 	}
 	return nil

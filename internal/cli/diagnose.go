@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -11,9 +11,7 @@ import (
 	"github.com/traindoc/traindoc/render"
 )
 
-func init() { addCommand(newDiagnoseCmd) }
-
-func newDiagnoseCmd() *cobra.Command {
+func newDiagnoseCmd(s IOStreams) *cobra.Command {
 	var (
 		output string
 		lang   string
@@ -47,10 +45,10 @@ job's "missing" list says what and why; 1 wins over 3).`,
 				return err
 			}
 			render.HidePaths(rep, src.snapshots)
-			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang); err != nil {
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), rep, lang, s.ErrOut); err != nil {
 				return err
 			}
-			if err := writeReport(cmd.OutOrStdout(), output, rep, lang, failOn); err != nil {
+			if err := writeReport(s.Out, output, rep, lang, failOn); err != nil {
 				return err
 			}
 			if failOn != "" && rep.FailsAt(failOn) {
@@ -62,7 +60,7 @@ job's "missing" list says what and why; 1 wins over 3).`,
 			return nil
 		},
 	}
-	src = bindSourceFlags(cmd.Flags())
+	src = bindSourceFlags(cmd.Flags(), s.ErrOut)
 	bindLLMFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: "+strings.Join(render.Names(), ", "))
 	cmd.Flags().StringVar(&lang, "lang", "en", "report language: "+strings.Join(render.Languages, " or "))

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -10,9 +10,7 @@ import (
 	"github.com/traindoc/traindoc/engine/watch/health"
 )
 
-func init() { addCommand(newHealthCmd) }
-
-func newHealthCmd() *cobra.Command {
+func newHealthCmd(s IOStreams) *cobra.Command {
 	var (
 		output, checkpointDir string
 		src                   *sourceFlags
@@ -53,12 +51,12 @@ against available, and the issues the rules found.`,
 				return usageError(errors.New("no training job found; pass --allow-empty to accept an empty result"))
 			}
 			if output == "json" {
-				return health.WriteJSON(cmd.OutOrStdout(), hs)
+				return health.WriteJSON(s.Out, hs)
 			}
-			return health.WriteText(cmd.OutOrStdout(), hs)
+			return health.WriteText(s.Out, hs)
 		},
 	}
-	src = bindSourceFlags(cmd.Flags())
+	src = bindSourceFlags(cmd.Flags(), s.ErrOut)
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "text or json")
 	cmd.Flags().StringVar(&checkpointDir, "checkpoint-dir", "", "with --exec, list this checkpoint directory (default: the one the job's arguments or environment name plainly)")
 	return cmd

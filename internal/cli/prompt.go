@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -9,9 +9,7 @@ import (
 	"github.com/traindoc/traindoc/engine/explain"
 )
 
-func init() { addCommand(newPromptCmd) }
-
-func newPromptCmd() *cobra.Command {
+func newPromptCmd(s IOStreams) *cobra.Command {
 	var (
 		lang    string
 		prompts string
@@ -72,7 +70,7 @@ Healthy jobs are printed too, marked as not sent.`,
 					Messages: []message{{"system", system}, {"user", user}},
 				})
 			}
-			w := cmd.OutOrStdout()
+			w := s.Out
 			if output == "json" {
 				if all == nil {
 					all = []rendered{}
@@ -98,7 +96,7 @@ Healthy jobs are printed too, marked as not sent.`,
 			return nil
 		},
 	}
-	src = bindSourceFlags(cmd.Flags())
+	src = bindSourceFlags(cmd.Flags(), s.ErrOut)
 	cmd.Flags().StringVar(&lang, "lang", "en", "prompt and answer language: en or zh")
 	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json (the chat messages)")
 	bindPromptsFlag(cmd.Flags(), &prompts)

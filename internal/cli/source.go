@@ -1,9 +1,10 @@
-package main
+package cli
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -23,13 +24,16 @@ type sourceFlags struct {
 	skip       []string
 	jobs       []string
 	allowEmpty bool
+	// errOut is where progress and collection notes go.
+	errOut io.Writer
 }
 
 // bindSourceFlags adds the flags every command that diagnoses shares.
-func bindSourceFlags(fs *pflag.FlagSet) *sourceFlags {
-	s := &sourceFlags{}
+func bindSourceFlags(fs *pflag.FlagSet, errOut io.Writer) *sourceFlags {
+	s := &sourceFlags{errOut: errOut}
 	fs.StringArrayVar(&s.snapshots, "snapshot", nil, "snapshot directory to read (repeatable: jobs of all snapshots are diagnosed together); without it, the cluster of the current kubeconfig context is read")
 	s.cluster = bindClusterFlags(fs)
+	s.cluster.offline = true
 	fs.StringVar(&s.cluster.keep, "keep-snapshot", "", "when reading a cluster, keep the snapshot taken in this directory")
 	fs.StringArrayVar(&s.policies, "policies", nil, "directory of extra or overriding Rego rules (repeatable)")
 	fs.StringArrayVar(&s.data, "data", nil, "YAML or JSON data file merged into the rules' data, e.g. thresholds (repeatable)")
@@ -170,7 +174,7 @@ func (s *sourceFlags) takeSnapshot(ctx context.Context) (dir string, cleanup fun
 		}
 		dir, cleanup = tmp, func() { os.RemoveAll(tmp) }
 	}
-	if _, err := s.cluster.collect(ctx, s.jobs, dir, os.Stderr); err != nil {
+	if _, err := s.cluster.collect(ctx, s.jobs, dir, s.errOut); err != nil {
 		cleanup()
 		return "", nil, err
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -15,14 +15,13 @@ import (
 	"github.com/traindoc/traindoc/engine/policy"
 )
 
-func init() { addCommand(newRulesCmd) }
-
-func newRulesCmd() *cobra.Command {
+func newRulesCmd(s IOStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
+		Args:  cobra.NoArgs,
 		Short: "List, test and format the Rego rules",
 	}
-	cmd.AddCommand(newRulesListCmd(), newRulesTestCmd(), newRulesFmtCmd())
+	cmd.AddCommand(newRulesListCmd(s), newRulesTestCmd(s), newRulesFmtCmd(s))
 	return cmd
 }
 
@@ -34,18 +33,19 @@ func loadEngine(cmd *cobra.Command, dirs, data []string) (*policy.Engine, error)
 	return e, nil
 }
 
-func newRulesListCmd() *cobra.Command {
+func newRulesListCmd(s IOStreams) *cobra.Command {
 	var dirs, data, only, skip []string
 	var lang string
 	cmd := &cobra.Command{
 		Use:   "list [--policies DIR] [--data FILE] [--rules ID,...] [--skip-rules ID,...]",
+		Args:  cobra.NoArgs,
 		Short: "List every rule with its effective state: id, category, layer, severity, title",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := policy.Load(cmd.Context(), policy.Options{Dirs: dirs, DataFiles: data, Rules: only, SkipRules: skip})
 			if err != nil {
 				return usageError(err)
 			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 0, 2, ' ', 0)
+			tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATE\tCATEGORY\tLAYER\tSEVERITY\tOWNER\tTITLE\tSOURCE")
 			for _, r := range e.Rules() {
 				src := "built-in"
@@ -62,7 +62,7 @@ func newRulesListCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, r.Category, r.Layer, sev, r.Owner, r.Title.In(lang), src)
 			}
 			for _, o := range e.Overridden {
-				fmt.Fprintf(cmd.ErrOrStderr(), "note: %s\n", o)
+				fmt.Fprintf(s.ErrOut, "note: %s\n", o)
 			}
 			return tw.Flush()
 		},
@@ -75,11 +75,12 @@ func newRulesListCmd() *cobra.Command {
 	return cmd
 }
 
-func newRulesTestCmd() *cobra.Command {
+func newRulesTestCmd(s IOStreams) *cobra.Command {
 	var dirs, data []string
 	var verbose bool
 	cmd := &cobra.Command{
 		Use:   "test [--policies DIR]",
+		Args:  cobra.NoArgs,
 		Short: "Run the built-in and user _test.rego tests, like `opa test`",
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			e, err := loadEngine(cmd, dirs, data)
@@ -90,7 +91,7 @@ func newRulesTestCmd() *cobra.Command {
 			if err != nil {
 				return usageError(err)
 			}
-			out := cmd.OutOrStdout()
+			out := s.Out
 			pass, fail := 0, 0
 			for _, r := range results {
 				name := strings.TrimPrefix(r.Package, "data.") + "." + r.Name
@@ -125,7 +126,7 @@ func newRulesTestCmd() *cobra.Command {
 	return cmd
 }
 
-func newRulesFmtCmd() *cobra.Command {
+func newRulesFmtCmd(s IOStreams) *cobra.Command {
 	var write bool
 	cmd := &cobra.Command{
 		Use:   "fmt [-w] PATH...",
@@ -150,7 +151,7 @@ func newRulesFmtCmd() *cobra.Command {
 						return nil
 					}
 					differ++
-					fmt.Fprintln(cmd.OutOrStdout(), p)
+					fmt.Fprintln(s.Out, p)
 					if write {
 						return os.WriteFile(p, out, 0o644)
 					}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,9 +13,7 @@ import (
 	"github.com/traindoc/traindoc/engine/watch/app"
 )
 
-func init() { addCommand(newWatchCmd) }
-
-func newWatchCmd() *cobra.Command {
+func newWatchCmd(s IOStreams) *cobra.Command {
 	o := app.Options{Version: version}
 	var cl *clusterFlags
 	cmd := &cobra.Command{
@@ -48,7 +46,7 @@ recorded, not carried out.`,
 			o.Probe = cl.opts.Exec
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err := app.Watch(ctx, o, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			err := app.Watch(ctx, o, s.Out, s.ErrOut)
 			switch {
 			case errors.Is(err, app.ErrUsage):
 				return usageError(err)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -15,8 +15,6 @@ import (
 
 	"github.com/traindoc/traindoc/engine/collect"
 )
-
-func init() { addCommand(newSnapshotCmd) }
 
 // cleanupsKey carries, in a command's context, what to undo when the
 // command ends.
@@ -67,6 +65,10 @@ type clusterFlags struct {
 	keep string
 	// deadline bounds the whole collection; what was read by then is kept.
 	deadline time.Duration
+	// offline is true for commands that can also read a snapshot
+	// (--snapshot): the hint when no cluster is reachable names it only
+	// there.
+	offline bool
 }
 
 func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
@@ -95,7 +97,11 @@ func bindClusterFlags(fs *pflag.FlagSet) *clusterFlags {
 func (c *clusterFlags) collect(ctx context.Context, jobs []string, dir string, stderr io.Writer) (*collect.Result, error) {
 	cfg, ctxName, err := collect.BuildConfig(c.kubeconfig, c.context)
 	if err != nil {
-		return nil, usageError(fmt.Errorf("no cluster to read (give --snapshot DIR, or --kubeconfig and --context): %w", err))
+		hint := "give --kubeconfig and --context"
+		if c.offline {
+			hint = "give --snapshot DIR, or --kubeconfig and --context"
+		}
+		return nil, usageError(fmt.Errorf("no cluster to read (%s): %w", hint, err))
 	}
 	opts := c.opts
 	opts.Jobs = jobs
@@ -125,7 +131,7 @@ func (c *clusterFlags) collect(ctx context.Context, jobs []string, dir string, s
 	return res, nil
 }
 
-func newSnapshotCmd() *cobra.Command {
+func newSnapshotCmd(s IOStreams) *cobra.Command {
 	var out string
 	var cl *clusterFlags
 	cmd := &cobra.Command{
@@ -143,14 +149,14 @@ becomes a note in the report, not a failure.`,
 				return usageError(fmt.Errorf("-o DIR is required"))
 			}
 			start := time.Now()
-			res, err := cl.collect(cmd.Context(), args, out, cmd.ErrOrStderr())
+			res, err := cl.collect(cmd.Context(), args, out, s.ErrOut)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s: %d jobs, %d objects (%d pods), %d logs, %d exec outputs in %s\n",
+			fmt.Fprintf(s.Out, "wrote %s: %d jobs, %d objects (%d pods), %d logs, %d exec outputs in %s\n",
 				res.Dir, len(res.Jobs), res.Objects, res.Pods, res.Logs, res.Exec, time.Since(start).Round(time.Millisecond))
 			for _, n := range res.Notes {
-				fmt.Fprintf(cmd.OutOrStdout(), "note: %s\n", n)
+				fmt.Fprintf(s.Out, "note: %s\n", n)
 			}
 			return nil
 		},

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -14,9 +14,7 @@ import (
 	"github.com/traindoc/traindoc/site"
 )
 
-func init() { addCommand(newSiteCmd) }
-
-func newSiteCmd() *cobra.Command {
+func newSiteCmd(s IOStreams) *cobra.Command {
 	var reports []string
 	var out, saveReport, lang string
 	var src *sourceFlags
@@ -62,7 +60,7 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 			}
 			// The LLM explains the newest run, whose jobs the site shows;
 			// explanations saved in earlier reports are shown as they are.
-			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), in.Runs[len(in.Runs)-1], lang); err != nil {
+			if err := llmFlagsOf(cmd.Flags()).apply(cmd.Context(), in.Runs[len(in.Runs)-1], lang, s.ErrOut); err != nil {
 				return err
 			}
 			if saveReport != "" && len(snapshots) > 0 {
@@ -80,12 +78,12 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "site: %d run(s), %d job(s) in the latest, %d rule(s)\nopen file://%s\n",
+			fmt.Fprintf(s.Out, "site: %d run(s), %d job(s) in the latest, %d rule(s)\nopen file://%s\n",
 				len(in.Runs), len(in.Runs[len(in.Runs)-1].Jobs), len(in.Rules), filepath.ToSlash(abs))
 			return nil
 		},
 	}
-	src = bindSourceFlags(cmd.Flags())
+	src = bindSourceFlags(cmd.Flags(), s.ErrOut)
 	bindLLMFlags(cmd.Flags())
 	cmd.Flags().StringVar(&lang, "lang", "en", "language the LLM explanation is asked in (--llm); the site is written in "+strings.Join(render.Languages, " and "))
 	cmd.Flags().StringArrayVar(&reports, "reports", nil, "saved JSON report of a run (repeatable; several give trends)")
