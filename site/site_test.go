@@ -486,10 +486,7 @@ func TestDeterministicFromSnapshots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := Collect(context.Background(), Sources{
-		Reports: historyReports(t), Snapshots: fixtureDirs(),
-		Policies: []string{filepath.Join("testdata", "policies")}, Version: "test",
-	})
+	in, err := collectSnapshots(context.Background(), historyReports(t), fixtureDirs(), []string{filepath.Join("testdata", "policies")})
 	if err != nil {
 		t.Fatal(err)
 	}

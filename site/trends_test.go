@@ -124,7 +124,7 @@ func TestNoMachinePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := Collect(context.Background(), Sources{Snapshots: []string{snap, filepath.Join("..", "fixtures", "exec-cuda-oom")}, Policies: []string{pol}, Version: "test"})
+	in, err := collectSnapshots(context.Background(), nil, []string{snap, filepath.Join("..", "fixtures", "exec-cuda-oom")}, []string{pol})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,20 @@ func New(ctx context.Context, opts Options) (*Diagnoser, error) {
 // Engine returns the compiled rules.
 func (d *Diagnoser) Engine() *policy.Engine { return d.engine }
 
+// All diagnoses several snapshot directories with the same compiled rules,
+// one report each, in the order given.
+func (d *Diagnoser) All(ctx context.Context, dirs []string) ([]*report.Report, error) {
+	out := make([]*report.Report, 0, len(dirs))
+	for _, dir := range dirs {
+		rep, err := d.Diagnose(ctx, dir)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rep)
+	}
+	return out, nil
+}
+
 // Run diagnoses the snapshot at dir with freshly compiled policies.
 func Run(ctx context.Context, dir string, opts Options) (*report.Report, error) {
 	d, err := New(ctx, opts)

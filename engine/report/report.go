@@ -455,3 +455,39 @@ func (j *Job) Failing(severity string) []*Finding {
 	}
 	return out
 }
+
+// Merge makes one report of several, as one run over several snapshots:
+// the jobs of all of them, each keeping its own snapshot's collectedAt and
+// cluster; the newest collectedAt; the source when all agree; and every
+// warning prefixed with the label of the report it came from (labels[i]
+// names reps[i], e.g. the snapshot's path).
+func Merge(reps []*Report, labels []string) *Report {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	out := &Report{SchemaVersion: SchemaVersion, Warnings: []string{}, Jobs: []Job{}}
+	for i, r := range reps {
+		if i == 0 {
+			out.Tool, out.Source = r.Tool, r.Source
+		}
+		if r.Source != out.Source {
+			out.Source = ""
+		}
+		if r.CollectedAt > out.CollectedAt {
+			out.CollectedAt = r.CollectedAt
+		}
+		label := ""
+		if i < len(labels) {
+			label = labels[i]
+		}
+		for _, w := range r.Warnings {
+			if label != "" {
+				w = label + ": " + w
+			}
+			out.Warnings = append(out.Warnings, w)
+		}
+		out.Jobs = append(out.Jobs, r.Jobs...)
+	}
+	out.Sort()
+	return out
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/traindoc/traindoc/engine/diagnose"
+	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/render"
 	"github.com/traindoc/traindoc/site"
@@ -51,9 +54,13 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 				defer cleanup()
 				snapshots = []string{dir}
 			}
-			in, err := site.Collect(cmd.Context(), site.Sources{
-				Reports: append(append([]string(nil), reports...), args...), Snapshots: snapshots,
-				Policies: src.policies, DataFiles: src.data, Version: version,
+			current, engine, err := diagnoseForSite(cmd.Context(), src, snapshots)
+			if err != nil {
+				return err
+			}
+			in, err := site.Collect(site.Sources{
+				Reports: append(append([]string(nil), reports...), args...), Current: current,
+				Engine: engine, Policies: src.policies, Version: version,
 			})
 			if err != nil {
 				return usageError(err)
@@ -90,6 +97,36 @@ works from file:// (a downloaded CI artifact) and from any static host.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "output folder (created; an earlier site in it is replaced)")
 	cmd.Flags().StringVar(&saveReport, "save-report", "", "also save the new run's JSON report in this folder (as <collectedAt>.json), so that the next run's --reports shows the trend")
 	return cmd
+}
+
+// diagnoseForSite diagnoses the snapshots of a new run, one report each
+// with the snapshot's path hidden (a published site must not say where a
+// snapshot lay on the machine that built it), and returns the rule set the
+// catalogue documents.
+func diagnoseForSite(ctx context.Context, src *sourceFlags, snapshots []string) ([]site.Labeled, *policy.Engine, error) {
+	if len(snapshots) == 0 {
+		e, err := policy.Load(ctx, policy.Options{Dirs: src.policies, DataFiles: src.data})
+		if err != nil {
+			return nil, nil, usageError(err)
+		}
+		return nil, e, nil
+	}
+	opts := src.options()
+	opts.Jobs = nil
+	d, err := diagnose.New(ctx, opts)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	reps, err := d.All(ctx, snapshots)
+	if err != nil {
+		return nil, nil, usageError(err)
+	}
+	out := make([]site.Labeled, len(reps))
+	for i, rep := range reps {
+		render.HidePaths(rep, []string{snapshots[i]})
+		out[i] = site.Labeled{Label: render.DisplayPath(snapshots[i]), Report: rep}
+	}
+	return out, d.Engine(), nil
 }
 
 // saveRun writes a run's report as <dir>/<collectedAt>.json.

@@ -90,28 +90,15 @@ func (s *sourceFlags) load(ctx context.Context) (*report.Report, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
-	var merged *report.Report
-	for _, dir := range s.snapshots {
-		rep, err := d.Diagnose(ctx, dir)
-		if err != nil {
-			return nil, usageError(err)
-		}
-		if len(s.snapshots) == 1 {
-			return rep, nil
-		}
-		if merged == nil {
-			merged = &report.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Warnings: []string{}}
-		}
-		// Each job keeps its own snapshot's collectedAt and cluster; the
-		// report's is the newest.
-		if rep.CollectedAt > merged.CollectedAt {
-			merged.CollectedAt = rep.CollectedAt
-		}
-		for _, w := range rep.Warnings {
-			merged.Warnings = append(merged.Warnings, dir+": "+w)
-		}
-		merged.Jobs = append(merged.Jobs, rep.Jobs...)
+	reps, err := d.All(ctx, s.snapshots)
+	if err != nil {
+		return nil, usageError(err)
 	}
+	if len(s.snapshots) == 1 {
+		return reps[0], nil
+	}
+	// Each job keeps its own snapshot's collectedAt and cluster.
+	merged := report.Merge(reps, s.snapshots)
 	jobs, err := filterJobs(merged.Jobs, s.jobs, s.snapshots)
 	if err != nil {
 		return nil, usageError(err)
