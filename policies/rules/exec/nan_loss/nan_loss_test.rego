@@ -85,7 +85,7 @@ test_fires_on_megatron_nan_iterations if {
 
 # The fp16 loss scaler skipping one report and recovering is harmless;
 # skipping in five reports in a row is not.
-test_skipped_iterations if {
+test_quiet_skipped_iterations if {
 	quiet := _pod(_running, {}, {"metrics": {"skipped_iters": _nonzero(1, 50, 50, " iteration 5/ 100 | number of skipped iterations:   5 |")}})
 	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [quiet]}
 	bad := _pod(_running, {}, {"metrics": {"skipped_iters": _nonzero(5, 50, 90, " iteration 90/ 100 | number of skipped iterations:  10 |")}})
@@ -118,7 +118,7 @@ test_quiet_when_succeeded if {
 	count(nan_loss.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.nan-loss.anomaly"), "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.")
 	regex.match(_re("exec.nan-loss.scale"), "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")
 	regex.match(_re("exec.nan-loss.scale"), "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.")

@@ -12,7 +12,7 @@ _podgroup(phase, running) := {
 	}],
 }
 
-test_volcano_podgroup_inqueue if {
+test_fires_volcano_podgroup_inqueue if {
 	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "spec": {}, "events": [], "admission": [_podgroup("Inqueue", 0)]}
 	count(fs) == 1
 	some f in fs
@@ -22,7 +22,7 @@ test_volcano_podgroup_inqueue if {
 	f.subject == {"kind": "PodGroup", "name": "llm-pretrain"}
 }
 
-test_kueue_unused_quota if {
+test_fires_kueue_unused_quota if {
 	a := {"kind": "Workload", "name": "pytorchjob-llm-7c1e2", "queue": "team-a", "conditions": [{
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed",
@@ -34,7 +34,7 @@ test_kueue_unused_quota if {
 	f.params.queue == "team-a"
 }
 
-test_volcano_pod_event_only if {
+test_fires_volcano_pod_event_only if {
 	e := {
 		"type": "Warning", "reason": "FailedScheduling", "count": 30,
 		"message": "3/4 tasks in gang unschedulable: pod group is not ready, 1 Pending, 4 minAvailable; Pending: 1 Unschedulable",
@@ -46,12 +46,12 @@ test_volcano_pod_event_only if {
 	f.params.queue == "q1"
 }
 
-test_running_job_stale_condition_silent if {
+test_quiet_running_job_stale_condition_silent if {
 	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "spec": {}, "events": [], "admission": [_podgroup("Running", 16)]}
 	count(fs) == 0
 }
 
-test_kueue_max_capacity_silent if {
+test_quiet_kueue_max_capacity_silent if {
 	a := {"kind": "Workload", "name": "w", "queue": "team-a", "conditions": [{
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, request > maximum capacity (10 > 8)",

@@ -36,13 +36,13 @@ test_fires_on_event_only if {
 	count(fs) == 1
 }
 
-test_not_on_cpu_shortage if {
+test_quiet_on_cpu_shortage if {
 	msg := "0/4 nodes are available: 4 Insufficient cpu."
 	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
 	count(fs) == 0
 }
 
-test_not_when_running if {
+test_quiet_when_running if {
 	pod := object.union(_pending_pod("0/8 nodes are available: 8 Insufficient nvidia.com/gpu."), {"phase": "Running"})
 	fs := insufficient_gpu.findings with input as {"pods": [pod], "events": []}
 	count(fs) == 0

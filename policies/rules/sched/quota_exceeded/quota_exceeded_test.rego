@@ -9,7 +9,7 @@ _event(kind, name, msg) := {
 	"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:30:00Z",
 }
 
-test_operator_event if {
+test_fires_operator_event if {
 	msg := `Error creating: pods "llm-worker-3" is forbidden: exceeded quota: team-a-gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=24, limited: requests.nvidia.com/gpu=24`
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [_event("PyTorchJob", "llm", msg)]}
 	count(fs) == 1
@@ -18,7 +18,7 @@ test_operator_event if {
 	f.subject == {"kind": "PyTorchJob", "name": "llm"}
 }
 
-test_failed_quota_must_specify if {
+test_fires_failed_quota_must_specify if {
 	msg := `Error creating: pods "trainer-node-0-0-x7k2p" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory`
 	fs := quota_exceeded.findings with input as {"kind": "TrainJob", "name": "t", "events": [object.union(_event("Job", "t-node-0", msg), {"reason": "FailedCreate"})]}
 	some f in fs
@@ -26,7 +26,7 @@ test_failed_quota_must_specify if {
 	f.params.resources == "limits.cpu, limits.memory"
 }
 
-test_kueue_max_capacity if {
+test_fires_kueue_max_capacity if {
 	c := {
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set master: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed; couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)",
@@ -41,7 +41,7 @@ test_kueue_max_capacity if {
 	f.params.detail == "worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)"
 }
 
-test_kueue_unused_quota_silent if {
+test_quiet_kueue_unused_quota_silent if {
 	c := {
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed",
@@ -51,7 +51,7 @@ test_kueue_unused_quota_silent if {
 	count(fs) == 0
 }
 
-test_resourcequota_hard_below_need if {
+test_fires_resourcequota_hard_below_need if {
 	g := {"type": "Worker", "expected": 4, "template": {"containers": [{"name": "pytorch", "requests": {"nvidia.com/gpu": "8", "cpu": "32"}, "limits": {"nvidia.com/gpu": "8"}}]}}
 	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "requests.cpu": "256"}, "used": {"requests.nvidia.com/gpu": "0"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "namespace": "team-a", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
@@ -60,14 +60,14 @@ test_resourcequota_hard_below_need if {
 	f.params.detail == "hard requests.nvidia.com/gpu=16 < 32"
 }
 
-test_quota_large_enough_silent if {
+test_quiet_quota_large_enough_silent if {
 	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": "8", "memory": "200Gi"}}]}}
 	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "limits.memory": "1Ti", "pods": "10"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 0
 }
 
-test_limits_memory_below_need if {
+test_fires_limits_memory_below_need if {
 	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"memory": "200Gi"}}]}}
 	q := {"name": "mem", "hard": {"limits.memory": "300Gi", "requests.memory": "500Gi"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
