@@ -29,15 +29,13 @@ package traindoc.rules.job.debug_mode
 
 import data.traindoc.lib.k8s
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 findings contains f if {
 	object.get(object.get(object.get(input, "spec", {}), "runMode", {}), "debug", false) == true
 	not object.get(input, "phase", "") in {"Succeeded", "Failed"}
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {},
-		"evidence": [k8s.field_evidence(_ref, "spec.runMode.debug.enable", "debug mode enabled")],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "spec.runMode.debug.enable", "debug mode enabled")],
 		"time": object.get(input, "createdAt", ""),
 	}
 }

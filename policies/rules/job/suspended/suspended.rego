@@ -31,34 +31,28 @@ package traindoc.rules.job.suspended
 import data.traindoc.lib.k8s
 import data.traindoc.lib.sched
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _status := object.get(input, "status", {})
 
 _spec := object.get(input, "spec", {})
 
 # Each way a job can be suspended, with its evidence.
-_signals contains ["spec.suspend", k8s.field_evidence(_ref, "spec.suspend", "suspend: true"), t] if {
+_signals contains ["spec.suspend", k8s.field_evidence(k8s.job_ref, "spec.suspend", "suspend: true"), t] if {
 	object.get(_spec, "suspend", false) == true
 	t := object.get(input, "createdAt", "")
 }
 
-_signals contains ["runMode.pause", k8s.field_evidence(_ref, "spec.runMode.pause.enable", "pause mode enabled"), t] if {
+_signals contains ["runMode.pause", k8s.field_evidence(k8s.job_ref, "spec.runMode.pause.enable", "pause mode enabled"), t] if {
 	object.get(object.get(_spec, "runMode", {}), "pause", false) == true
 	t := object.get(input, "createdAt", "")
 }
 
-_signals contains [sprintf("condition %s", [c.type]), k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c), object.get(c, "lastTransitionTime", "")] if {
-	some c in _list(object.get(_status, "conditions", []))
+_signals contains [sprintf("condition %s", [c.type]), k8s.condition_evidence(k8s.job_ref, sprintf("status.conditions[%s]", [c.type]), c), object.get(c, "lastTransitionTime", "")] if {
+	some c in k8s.list(object.get(_status, "conditions", []))
 	c.type in {"Suspended", "Paused"}
 	c.status == "True"
 }
 
-_signals contains [sprintf("status %s", [p]), k8s.field_evidence(_ref, "status", p), object.get(input, "createdAt", "")] if {
+_signals contains [sprintf("status %s", [p]), k8s.field_evidence(k8s.job_ref, "status", p), object.get(input, "createdAt", "")] if {
 	some p in [object.get(_status, "phase", ""), object.get(_status, "deploymentStatus", "")]
 	lower(p) in {"paused", "suspended", "suspending", "pausing"}
 }

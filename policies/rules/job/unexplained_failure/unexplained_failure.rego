@@ -31,8 +31,6 @@ package traindoc.rules.job.unexplained_failure
 
 import data.traindoc.lib.k8s
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # How many of the last log lines to show.
 _tail_lines := 20
 
@@ -139,7 +137,7 @@ _traceback_evidence(pod, c, lf) := [{
 	count(tb) > 0
 } else := []
 
-_condition_evidence := [k8s.condition_evidence(_ref, "status.conditions[Failed]", c) | some c in _failed_conditions]
+_condition_evidence := [k8s.condition_evidence(k8s.job_ref, "status.conditions[Failed]", c) | some c in _failed_conditions]
 
 _object := sprintf("%s %s", [input.kind, input.name])
 
@@ -180,12 +178,12 @@ _cleaned_up_evidence := array.concat(array.concat(_policy_evidence, _counts_evid
 	count(object.get(input, "pods", [])) == 0
 } else := []
 
-_policy_evidence := [k8s.field_evidence(_ref, "spec.runPolicy.cleanPodPolicy", sprintf("cleanPodPolicy %s: the pods were deleted when the job finished, with their logs, exit codes and container states; collect with cleanPodPolicy None to keep them", [p]))] if {
+_policy_evidence := [k8s.field_evidence(k8s.job_ref, "spec.runPolicy.cleanPodPolicy", sprintf("cleanPodPolicy %s: the pods were deleted when the job finished, with their logs, exit codes and container states; collect with cleanPodPolicy None to keep them", [p]))] if {
 	p := object.get(object.get(object.get(input, "spec", {}), "runPolicy", {}), "cleanPodPolicy", "")
 	p in {"All", "Running", "Unfinished"}
-} else := [k8s.field_evidence(_ref, "pods", "no pod of the job is left: logs, exit codes and container states are missing")]
+} else := [k8s.field_evidence(k8s.job_ref, "pods", "no pod of the job is left: logs, exit codes and container states are missing")]
 
-_counts_evidence := [k8s.field_evidence(_ref, sprintf("status.replicaStatuses[%s]", [g.type]), sprintf("%s: failed=%d", [g.type, g.reported.failed])) |
+_counts_evidence := [k8s.field_evidence(k8s.job_ref, sprintf("status.replicaStatuses[%s]", [g.type]), sprintf("%s: failed=%d", [g.type, g.reported.failed])) |
 	some g in object.get(input, "replicas", [])
 	object.get(object.get(g, "reported", {}), "failed", 0) > 0
 ]

@@ -31,12 +31,6 @@ package traindoc.rules.pod.preempted
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # DisruptionTarget reasons: PreemptionByScheduler (1.27+) and
 # PreemptionByKubeScheduler (1.26), message "default-scheduler: preempting
 # to accommodate a higher priority pod" (or "pod group", "workload").
@@ -63,7 +57,7 @@ _disruption(c) if {
 }
 
 findings contains f if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some c in pod.conditions
 	_disruption(c)
 	f := {
@@ -75,7 +69,7 @@ findings contains f if {
 }
 
 _pod_events(name) := [k8s.event_evidence(e) |
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
 	e.object.name == name
 	_preempt_event(e)
@@ -94,7 +88,7 @@ _condition_by(c) := "Volcano" if c.reason == "Evict"
 else := "kube-scheduler"
 
 _has_condition(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in pod.conditions
 	_disruption(c)
@@ -103,7 +97,7 @@ _has_condition(name) if {
 # The kubelet preempts pods to admit a critical pod: the pod fails with
 # reason Preempting ("Preempted in order to admit critical pod").
 findings contains f if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	object.get(pod, "reason", "") in {"Preempting", "Preempted"}
 	not _has_condition(pod.name)
 	f := {
@@ -116,7 +110,7 @@ findings contains f if {
 
 # Pod events alone (pod deleted since, or condition not captured).
 findings contains f if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
 	_preempt_event(e)
 	not _has_condition(e.object.name)
@@ -130,7 +124,7 @@ findings contains f if {
 }
 
 _pod_reason(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	object.get(pod, "reason", "") in {"Preempting", "Preempted"}
 }
@@ -142,7 +136,7 @@ _event_by(e) := "Volcano" if {
 # Kueue: the Workload's Evicted condition with reason Preempted, or its
 # Preempted condition (InClusterQueue, InCohortReclamation, ...).
 findings contains f if {
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	some c in a.conditions
 	_kueue_preempted(c)
@@ -172,8 +166,8 @@ _kueue_preempted(c) if {
 
 # Kueue's event on the job or its Workload, when no Workload was captured.
 findings contains f if {
-	count([a | some a in _list(input.admission); a.kind == "Workload"]) == 0
-	some e in _list(input.events)
+	count([a | some a in k8s.list(input.admission); a.kind == "Workload"]) == 0
+	some e in k8s.list(input.events)
 	e.object.kind != "Pod"
 	regex.match(`Preempted to accommodate a (higher priority )?[Ww]orkload`, e.message)
 	f := {

@@ -36,8 +36,6 @@ package traindoc.rules.sched.gang_pending
 import data.traindoc.lib.k8s
 import data.traindoc.lib.sched
 
-_job_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # Each hold is {rank, time, text, subject, evidence, scheduler, queue};
 # rank orders the texts that best describe the hold: a pod group's or
 # workload's own status first, then events.
@@ -211,7 +209,7 @@ _holds contains h if {
 		"rank": 3, "time": object.get(input, "createdAt", ""),
 		"text": sprintf("the job is suspended while it waits in LocalQueue %s (no Workload collected)", [q]),
 		"subject": {"kind": input.kind, "name": input.name},
-		"evidence": k8s.field_evidence(_job_ref, "metadata.labels[kueue.x-k8s.io/queue-name]", q),
+		"evidence": k8s.field_evidence(k8s.job_ref, "metadata.labels[kueue.x-k8s.io/queue-name]", q),
 		"scheduler": "Kueue", "queue": q,
 	}
 }

@@ -36,16 +36,10 @@ package traindoc.rules.sched.quota_exceeded
 import data.traindoc.lib.k8s
 import data.traindoc.lib.sched
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _events := e if {
 	is_array(input.events)
 	e := input.events
 } else := []
-
-_list(x) := x if is_array(x)
-
-else := []
 
 # 1. Pod creation refused by the ResourceQuota admission plugin, reported by
 # the operator (FailedCreatePod), the Job controller or a ReplicaSet
@@ -99,7 +93,7 @@ _keys(s) := concat(", ", sort({k |
 # set that fits some flavor once others release quota ("insufficient unused
 # quota") is gang-pending, not this.
 findings contains f if {
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	not sched.kueue_admitted(a)
 	some c in a.conditions
@@ -121,7 +115,7 @@ findings contains f if {
 findings contains f if {
 	some e in _events
 	e.object.kind == "Workload"
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	a.name == e.object.name
 	not sched.kueue_admitted(a)
@@ -162,7 +156,7 @@ _never_fits(seg) if regex.match(`insufficient quota for \S+ (in )?flavor \S+ in 
 
 # A queue that does not exist or is stopped admits nothing.
 findings contains f if {
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	not sched.kueue_admitted(a)
 	some c in a.conditions
@@ -195,7 +189,7 @@ _segments(msg) := [s |
 # (unless the refusals above already name it).
 findings contains f if {
 	not object.get(input, "phase", "") in {"Succeeded", "Running"}
-	some q in _list(input.quotas)
+	some q in k8s.list(input.quotas)
 	not _refused_by(q.name)
 	some key, hard in q.hard
 	need := _need(key)
@@ -210,7 +204,7 @@ findings contains f if {
 	}
 }
 
-_groups := _list(input.replicas)
+_groups := k8s.list(input.replicas)
 
 _need(key) := sum([g.expected | some g in _groups]) if key in {"pods", "count/pods"}
 
@@ -365,7 +359,7 @@ _quota_field(q) := "spec.capability" if {
 # Kueue's own words already say the workload never fits: the queue's
 # numbers would only repeat them.
 _kueue_says_never if {
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	some c in a.conditions
 	c.status == "False"
