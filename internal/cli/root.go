@@ -98,8 +98,7 @@ func withFlagSuggestion(c *cobra.Command, err error) error {
 	msg := err.Error()
 	name, ok := strings.CutPrefix(msg, "unknown flag: --")
 	if !ok {
-		name, ok = strings.CutPrefix(msg, "unknown shorthand flag: ")
-		if !ok {
+		if !strings.HasPrefix(msg, "unknown shorthand flag: ") {
 			return err
 		}
 		return fmt.Errorf("%w (see %s --help)", err, c.CommandPath())
