@@ -8,7 +8,7 @@ FIXTURES  := $(sort $(dir $(wildcard fixtures/*/expected.yaml)))
 OUT       ?= out
 FUZZTIME  ?= 1m
 
-.PHONY: help build demo fixtures test test-short test-rego vet lint fmt-check fmt-rego bench fuzz fuzz-short clean distclean
+.PHONY: help build install release image demo fixtures test test-short test-rego vet lint fmt-check fmt-rego bench fuzz fuzz-short clean distclean
 
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
@@ -17,6 +17,21 @@ help: ## list targets
 
 build: ## build bin/traindoc
 	$(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/traindoc
+
+install: ## install traindoc into $(go env GOBIN) or $(go env GOPATH)/bin, from this clone
+	$(GO) install -trimpath -ldflags "$(LDFLAGS)" ./cmd/traindoc
+
+DIST ?= dist
+release: ## static binaries and tarballs for linux and darwin (amd64, arm64) in dist/
+	@set -e; for os in linux darwin; do for arch in amd64 arm64; do \
+		d=$(DIST)/traindoc-$(VERSION)-$$os-$$arch; mkdir -p $$d; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)" -o $$d/traindoc ./cmd/traindoc; \
+		cp README.md $$d/; cp -r deploy $$d/; \
+		tar -C $(DIST) -czf $$d.tar.gz $$(basename $$d); rm -rf $$d; echo $$d.tar.gz; \
+	done; done
+
+image: ## the container image (needs a Docker engine)
+	docker build --build-arg VERSION=$(VERSION) -t traindoc:$(VERSION) .
 
 fixtures: ## generate the large fixture logs that are not committed
 	$(GO) run ./fixtures/internal/biglog/cmd/genbiglog fixtures/big-million-lines
@@ -66,7 +81,7 @@ fuzz-short: ## every fuzz target for 5 s, short enough for make test
 test-deps: browser-deps ## install what the tests need (Chromium; the API server binaries are built by the test target)
 
 clean: ## remove what the build and the demo made
-	rm -rf bin $(OUT) traindoc fixtures/big-million-lines/logs
+	rm -rf bin $(OUT) $(DIST) traindoc fixtures/big-million-lines/logs
 
 distclean: clean ## also remove the cached API server binaries (.cache)
 	rm -rf .cache

@@ -48,8 +48,10 @@ type wording struct {
 	After  []string `yaml:"after"`
 	// Setup places the line: "failed" (the log of a container that
 	// exited 1; the default for match), "running" (the log of a running,
-	// progressing job; the default for nomatch) or "dmesg" (a kernel log
-	// collected from a failed job's pod).
+	// progressing job; the default for nomatch), "dmesg" (a kernel log
+	// collected from a failed job's pod), "event" (the message of an
+	// event) or "condition:<Kind>" (the message of a condition of a Pod,
+	// PodGroup, Workload or the PyTorchJob); see schedulingWording.
 	Setup string `yaml:"setup"`
 	// Fabric places the job on two nodes that offer a fabric its pods
 	// request: "efa" (vpc.amazonaws.com/efa) or "rdma" (rdma/ib). Empty:
@@ -59,6 +61,46 @@ type wording struct {
 	// e.g. "nvidia-smi-q.txt") that holds the line and its context
 	// instead of the log; Setup still says whether the job failed.
 	Exec string `yaml:"exec"`
+
+	// The scheduling setups place the line in an object instead of a log
+	// (see schedulingSnapshot): "event" makes it the message of an event,
+	// "condition:<Kind>" the message of a condition of an object of that
+	// kind. The fields below describe them.
+	schedulingWording `yaml:",inline"`
+}
+
+// schedulingWording places a line in an event or a condition.
+//
+//	setup: event                    # the message of an event
+//	reason: FailedScheduling        # the event's reason (default FailedScheduling)
+//	eventType: Warning              # Normal or Warning (default Warning)
+//	object: Pod                     # what the event is about: Pod (the job's pod,
+//	                                # default), Pod/<name> (a pod of another job),
+//	                                # PodGroup, Workload or PyTorchJob (the job)
+//
+//	setup: condition:Workload       # the message of a condition of a Pod, a
+//	                                # PodGroup, a Workload or the PyTorchJob
+//	condition: {type: QuotaReserved, status: "False", reason: Pending}
+//	conditions: [...]               # other conditions of the same object
+//
+//	state: pending                  # the job around it: pending (the default
+//	                                # for match: created 90 minutes ago, its pod
+//	                                # unscheduled, or no pod while a Kueue
+//	                                # workload is not admitted), running (the
+//	                                # default for nomatch: scheduled after the
+//	                                # event, running and training), failed
+//	                                # (its container exited 1) or succeeded
+//	apiVersion: scheduling.x-k8s.io/v1alpha1  # of a PodGroup (default Volcano's)
+//
+// Before and After are not used by these setups.
+type schedulingWording struct {
+	Reason     string              `yaml:"reason"`
+	EventType  string              `yaml:"eventType"`
+	Object     string              `yaml:"object"`
+	Condition  map[string]string   `yaml:"condition"`
+	Conditions []map[string]string `yaml:"conditions"`
+	State      string              `yaml:"state"`
+	APIVersion string              `yaml:"apiVersion"`
 }
 
 // fallbacks are what any failed container yields besides its cause.
@@ -148,6 +190,11 @@ func TestWordings(t *testing.T) {
 			if len(rep.Jobs) != 1 {
 				t.Fatalf("jobs = %d", len(rep.Jobs))
 			}
+			// The scheduling setups write objects from the wording's
+			// fields: one that does not parse would test nothing.
+			if isScheduling(setupOf(tc)) && len(rep.Warnings) > 0 {
+				t.Fatalf("%s %s[%d]: the snapshot does not read cleanly: %q", tc.file, kind, tc.index, rep.Warnings)
+			}
 			j := &rep.Jobs[0]
 			got := map[string]bool{}
 			for _, f := range j.Findings {
@@ -172,7 +219,7 @@ func TestWordings(t *testing.T) {
 			} else {
 				tl.nomatch++
 				for c := range got {
-					if !slices.Contains(fallbacks, c) || (setupOf(tc) == "running" && c != report.CategoryHealthy) {
+					if !slices.Contains(fallbacks, c) || (runningSetup(tc) && c != report.CategoryHealthy) {
 						problems = append(problems, "yields "+c)
 					}
 				}
@@ -226,12 +273,24 @@ func setupOf(tc wordingCase) string {
 	return "running"
 }
 
+// runningSetup reports whether the line sits in a running, progressing
+// job, where a look-alike must leave only the healthy verdict.
+func runningSetup(tc wordingCase) bool {
+	if isScheduling(setupOf(tc)) {
+		return stateOf(tc) == "running" || stateOf(tc) == "succeeded"
+	}
+	return setupOf(tc) == "running"
+}
+
 // writeWordingSnapshot writes a one-pod PyTorchJob whose log holds the
 // line among the noise real jobs print.
 func writeWordingSnapshot(t *testing.T, tc wordingCase) string {
 	t.Helper()
 	dir := t.TempDir()
 	setup := setupOf(tc)
+	if isScheduling(setup) {
+		return writeSchedulingSnapshot(t, tc, dir)
+	}
 	var objects string
 	switch setup {
 	case "failed", "dmesg":
@@ -239,7 +298,7 @@ func writeWordingSnapshot(t *testing.T, tc wordingCase) string {
 	case "running":
 		objects = fmt.Sprintf(jobYAML, runningConditions, "Running", runningState)
 	default:
-		t.Fatalf("%s: setup %q: want failed, running or dmesg", tc.file, setup)
+		t.Fatalf("%s: setup %q: want failed, running, dmesg, event or condition:<Kind>", tc.file, setup)
 	}
 	write := func(rel, content string) {
 		p := filepath.Join(dir, filepath.FromSlash(rel))

@@ -39,6 +39,10 @@ func cleanControl(s string) string {
 			return r
 		case r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0:
 			return '\uFFFD'
+		case r == refOpen || r == refClose:
+			// The renderer's own link markers (see anchors.go) never come
+			// from the input.
+			return '\uFFFD'
 		}
 		return r
 	}, s)
@@ -48,8 +52,12 @@ func cleanControl(s string) string {
 // paragraph, list item, heading or table cell. Newlines become spaces so the
 // text stays on its line (a newline could start a new block or end a table
 // row).
-func escapeInline(s string) string {
-	s = inlineText(s)
+func escapeInline(s string) string { return escapeSegment(inlineText(s), true) }
+
+// escapeSegment escapes one piece of a line that is already one line of
+// clean text. Only a piece at the start of a line needs the escapes that
+// stop it from opening a block (a list, a heading).
+func escapeSegment(s string, lineStart bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
@@ -62,6 +70,9 @@ func escapeInline(s string) string {
 	out := b.String()
 	if strings.Contains(out, "://") || strings.Contains(out, "@") || strings.Contains(strings.ToLower(out), "www.") {
 		out = defuseAutolinks(out)
+	}
+	if !lineStart {
+		return out
 	}
 	// A leading "1." or "-" would not form a list inside our own lines, but
 	// text placed at the start of a line by a caller could; escaping the

@@ -163,7 +163,7 @@ func TestFormatTime(t *testing.T) {
 }
 
 func TestHeadingIDs(t *testing.T) {
-	md := "# 主要原因：CUDA 显存不足\n\n## 证据\n\n## 证据\n\n## Evidence & more!\n\n### CUDA out of memory [¶](#f-abc123)\n\n## PyTorchJob ml-team/llama13b-sft\n"
+	md := "# 主要原因：CUDA 显存不足\n\n## 证据\n\n## 证据\n\n## Evidence & more!\n\n### 🔴 Primary cause\n\n## PyTorchJob ml-team/llama13b-sft\n"
 	html, err := MarkdownToHTML([]byte(md))
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestHeadingIDs(t *testing.T) {
 		`<h2 id="证据">`,
 		`<h2 id="证据-1">`,
 		`<h2 id="evidence--more">`,
-		`<h3 id="f-abc123">`,
+		`<h3 id="-primary-cause">`,
 		`<h2 id="` + slugify("PyTorchJob ml-team/llama13b-sft") + `">`,
 	} {
 		if !strings.Contains(string(html), want) {

@@ -22,21 +22,23 @@ func TestExplanationMarkdown(t *testing.T) {
 	}{
 		{"nil", nil, "en", nil, []string{"#"}},
 		{"four parts en", full, "en", []string{
-			"### Explanation\n",
-			"- **Model:** gpt-4o-mini (cached)\n",
+			"### Explanation by a language model\n",
+			"- **Model:** `gpt-4o-mini` (cached)\n",
 			"- **Healthy:** No\n",
 			"- **Error:** Master OOM-killed",
 			"Rank 0 buffered the dataset.\n\nThe workers lost it.\n",
 			"1. Stream the dataset.\n2. Raise the limit to 96Gi.\n",
 		}, []string{"<b>"}},
-		{"four parts zh", full, "zh", []string{"### 解释", "否", "错误", "1. Stream the dataset."}, nil},
+		{"four parts zh", full, "zh", []string{"### 语言模型的解释", "否", "错误", "1. Stream the dataset."}, nil},
 		{"missing", &report.Explanation{Model: "m", Missing: "the LLM request timed out after 1m0s"}, "en", []string{
-			"### Explanation\n", "> No explanation: the LLM request timed out after 1m0s",
+			"### Explanation by a language model\n", "> No explanation: `the LLM request timed out after 1m0s`",
 		}, []string{"Model"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := explanationMarkdown(tt.e, tt.lang, 3)
+			w := newMDWriter(tt.lang)
+			w.explanation(tt.e, 3)
+			got := string(w.finish())
 			for _, w := range tt.wants {
 				if !strings.Contains(got, w) {
 					t.Errorf("lacks %q:\n%s", w, got)

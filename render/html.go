@@ -4,18 +4,22 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
+	"html"
 	"html/template"
+	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/traindoc/traindoc/internal/i18n"
 )
 
 //go:embed assets/report.css
@@ -27,18 +31,21 @@ func Stylesheet() string { return reportCSS }
 
 // markdown is the one goldmark configuration. Raw HTML stays disabled (no
 // html.WithUnsafe): untrusted text that slipped past escaping would be
-// dropped, not executed, and javascript: links are never emitted.
+// dropped, not executed, and javascript: links are never emitted. The only
+// HTML let through is the exact <details>/<summary> lines the report
+// writes (see reportHTMLRenderer).
 var markdown = goldmark.New(
 	goldmark.WithExtensions(extension.GFM, extension.CJK),
 	goldmark.WithParserOptions(
 		parser.WithAttribute(),
 		parser.WithASTTransformers(util.Prioritized(reportTransformer{}, 500)),
 	),
+	goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(reportHTMLRenderer{}, 100))),
 )
 
 // MarkdownToHTML converts report Markdown to an HTML fragment. Headings get
-// GitHub-style IDs that keep CJK characters; headings ending in a "¶" link
-// to "#id" take that id (finding permalinks).
+// the ids GitHub gives them (see anchors.go), so links written for GitHub
+// work here too.
 func MarkdownToHTML(md []byte) ([]byte, error) {
 	var out bytes.Buffer
 	ctx := parser.NewContext(parser.WithIDs(newHeadingIDs()))
@@ -48,50 +55,29 @@ func MarkdownToHTML(md []byte) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// headingIDs generates heading IDs the way GitHub does: lower-case, letters
-// (any script) and digits kept, spaces to dashes, other punctuation and
-// symbols dropped, duplicates numbered. goldmark's default keeps only ASCII,
-// which turns every Chinese heading into "heading-N".
-type headingIDs struct {
-	used map[string]bool
-}
+// headingIDs generates heading ids the way GitHub does (githubSlug, with
+// repeated ids numbered). goldmark's default keeps only ASCII, which
+// turns every Chinese heading into "heading-N".
+type headingIDs struct{ used slugs }
 
-func newHeadingIDs() *headingIDs { return &headingIDs{used: map[string]bool{}} }
+func newHeadingIDs() *headingIDs { return &headingIDs{used: slugs{}} }
 
 var _ parser.IDs = (*headingIDs)(nil)
 
 func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
-	base := slugify(string(value))
-	if base == "" {
-		base = "section" // see headingSlug
-	}
-	id := base
-	for n := 1; h.used[id]; n++ {
-		id = base + "-" + strconv.Itoa(n)
-	}
-	h.used[id] = true
-	return []byte(id)
+	return []byte(h.used.next(string(value)))
 }
 
-func (h *headingIDs) Put(value []byte) { h.used[string(value)] = true }
+func (h *headingIDs) Put(value []byte) { h.used[string(value)] = 0 }
 
-// slugify is the GitHub heading-anchor algorithm.
-func slugify(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		switch {
-		case unicode.IsLetter(r), unicode.IsDigit(r), unicode.Is(unicode.Mn, r), r == '-', r == '_':
-			b.WriteRune(r)
-		case r == ' ':
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
+// slugify is the GitHub heading-anchor algorithm (kept for callers that
+// name ids of their own text).
+func slugify(s string) string { return githubSlug(s) }
 
-// reportTransformer assigns heading IDs from the rendered heading text and
-// turns the report's plain-Markdown conventions into classes for the
-// stylesheet (see markdown.go).
+// reportTransformer assigns heading ids and turns the report's
+// plain-Markdown conventions into markup for the stylesheet: badges,
+// verdict paragraphs, table cell labels for narrow screens, and quoted text
+// marked translate="no".
 type reportTransformer struct{}
 
 func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
@@ -104,40 +90,42 @@ func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc par
 		switch n := n.(type) {
 		case *ast.Heading:
 			headingID(n, src, ids)
-			if sev := stripMarker(n, src); sev != "" {
-				n.SetAttributeString("class", []byte("finding sev-"+sev))
-			}
 		case *ast.Emphasis:
 			if n.Level == 2 {
 				badge(n, src)
+			} else {
+				routineRow(n)
 			}
 		case *ast.Blockquote:
 			n.SetAttributeString("class", []byte("note"))
+		case *ast.CodeSpan:
+			n.SetAttributeString("translate", []byte("no"))
+		case *extast.Table:
+			labelCells(n, src)
 		}
 		return ast.WalkContinue, nil
 	})
 }
 
+// headingID gives a heading the id GitHub would, and a "¶" link to it so
+// a reader can copy the link.
 func headingID(h *ast.Heading, src []byte, ids parser.IDs) {
 	if _, ok := h.AttributeString("id"); ok {
 		return // explicit {#id}
 	}
-	if l, ok := h.LastChild().(*ast.Link); ok && isPermalink(l, src) {
-		id := bytes.TrimPrefix(l.Destination, []byte("#"))
-		ids.Put(id)
-		h.SetAttributeString("id", id)
+	id := ids.Generate(plainText(h, src), ast.KindHeading)
+	h.SetAttributeString("id", id)
+	if h.Level >= 2 {
+		l := ast.NewLink()
+		l.Destination = append([]byte("#"), id...)
+		l.AppendChild(l, ast.NewString([]byte("¶")))
 		l.SetAttributeString("class", []byte("permalink"))
 		l.SetAttributeString("aria-hidden", []byte("true"))
-		return
+		h.AppendChild(h, l)
 	}
-	h.SetAttributeString("id", ids.Generate(plainText(h, src), ast.KindHeading))
 }
 
-func isPermalink(l *ast.Link, src []byte) bool {
-	return bytes.HasPrefix(l.Destination, []byte("#")) && string(plainText(l, src)) == permalinkText
-}
-
-// plainText is the visible text of n, without permalink links.
+// plainText is the visible text of n.
 func plainText(n ast.Node, src []byte) []byte {
 	var b bytes.Buffer
 	var walk func(ast.Node)
@@ -151,10 +139,6 @@ func plainText(n ast.Node, src []byte) []byte {
 				}
 			case *ast.String:
 				b.Write(c.Value)
-			case *ast.Link:
-				if !isPermalink(c, src) {
-					walk(c)
-				}
 			default:
 				walk(c)
 			}
@@ -162,6 +146,28 @@ func plainText(n ast.Node, src []byte) []byte {
 	}
 	walk(n)
 	return bytes.TrimSpace(b.Bytes())
+}
+
+// labelCells copies each column's header text to its cells as data-label,
+// which the stylesheet shows when a narrow screen stacks the table.
+func labelCells(t *extast.Table, src []byte) {
+	head, ok := t.FirstChild().(*extast.TableHeader)
+	if !ok {
+		return
+	}
+	var labels [][]byte
+	for c := head.FirstChild(); c != nil; c = c.NextSibling() {
+		labels = append(labels, plainText(c, src))
+	}
+	for row := head.NextSibling(); row != nil; row = row.NextSibling() {
+		i := 0
+		for c := row.FirstChild(); c != nil; c = c.NextSibling() {
+			if i < len(labels) && len(labels[i]) > 0 {
+				c.SetAttributeString("data-label", labels[i])
+			}
+			i++
+		}
+	}
 }
 
 // badge gives bold text that starts with a report marker a class.
@@ -173,13 +179,20 @@ func badge(e *ast.Emphasis, src []byte) {
 			class = "badge sev-" + sev
 		}
 	}
+	verdict := ""
+	for state, m := range stateMarker {
+		if strings.HasPrefix(t, m) {
+			verdict = state
+			class = "badge state-" + state
+		}
+	}
 	switch {
-	case strings.HasPrefix(t, markerHealthy):
-		class = "badge verdict-ok"
-	case strings.HasPrefix(t, markerUnhealthy):
-		class = "badge verdict-bad"
 	case strings.HasPrefix(t, markerWarning):
 		class = "badge warn"
+	case strings.HasPrefix(t, markerAdvisory):
+		class = "badge advisory"
+	case strings.HasPrefix(t, markerKnown):
+		class = "badge known"
 	}
 	if class == "" {
 		return
@@ -189,11 +202,14 @@ func badge(e *ast.Emphasis, src []byte) {
 		stripMarker(e, src)
 	}
 	e.SetAttributeString("class", []byte(class))
-	// Paragraphs and table rows that start with a verdict or a warning get
-	// a class too, so the verdict line and warning timeline rows stand out.
-	if strings.HasPrefix(class, "badge verdict") && e.PreviousSibling() == nil {
-		if p, ok := e.Parent().(*ast.Paragraph); ok {
-			p.SetAttributeString("class", []byte("verdict "+strings.TrimPrefix(class, "badge verdict-")))
+	// The paragraph that starts with the verdict is the verdict block;
+	// table rows that start with a warning stand out.
+	if verdict != "" && e.PreviousSibling() == nil {
+		if p, ok := e.Parent().(*ast.Paragraph); ok && e.NextSibling() == nil {
+			p.SetAttributeString("class", []byte("verdict state-"+verdict))
+			if l, ok := p.NextSibling().(*ast.List); ok {
+				l.SetAttributeString("class", []byte("verdict-facts"))
+			}
 		}
 	}
 	if class == "badge warn" {
@@ -205,35 +221,170 @@ func badge(e *ast.Emphasis, src []byte) {
 	}
 }
 
+// routineRow marks a timeline row whose kind cell is emphasised alone
+// (the collapsed routine entries), for the stylesheet to grey it.
+func routineRow(e *ast.Emphasis) {
+	cell, ok := e.Parent().(*extast.TableCell)
+	if !ok || e.PreviousSibling() != nil || e.NextSibling() != nil || cell.PreviousSibling() == nil {
+		return
+	}
+	if row, ok := cell.Parent().(*extast.TableRow); ok {
+		row.SetAttributeString("class", []byte("routine"))
+	}
+}
+
 // stripMarker removes a leading report marker (and the space after it)
-// from n's first text and returns the severity it stood for, or "" when the
-// marker is a verdict or there is none.
-func stripMarker(n ast.Node, src []byte) string {
+// from n's first text.
+func stripMarker(n ast.Node, src []byte) {
 	t, ok := n.FirstChild().(*ast.Text)
 	if !ok {
-		return ""
+		return
 	}
 	v := t.Segment.Value(src)
-	markers := map[string]string{markerHealthy: "", markerUnhealthy: ""}
-	for sev, m := range severityMarker {
-		markers[m] = sev
+	var markers []string
+	for _, m := range severityMarker {
+		markers = append(markers, m)
 	}
-	for m, sev := range markers {
+	for _, m := range stateMarker {
+		markers = append(markers, m)
+	}
+	markers = append(markers, markerAdvisory, markerKnown)
+	for _, m := range markers {
 		if bytes.HasPrefix(v, []byte(m+" ")) {
 			t.Segment = t.Segment.WithStart(t.Segment.Start + len(m) + 1)
-			return sev
+			return
 		}
 	}
-	return ""
+}
+
+// reportHTMLRenderer renders what goldmark's HTML renderer would not:
+// the whitelisted <details> lines, and evidence blocks with the matched
+// line marked.
+type reportHTMLRenderer struct{}
+
+func (reportHTMLRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	reg.Register(ast.KindRawHTML, renderRawHTML)
+	reg.Register(ast.KindFencedCodeBlock, renderFence)
+}
+
+var (
+	detailsLine = regexp.MustCompile(`^(?:<details>|<details open>|</details>|</summary>|<summary>)$`)
+	summaryLine = regexp.MustCompile(`^<summary>((?:[^<>]|<code>[^<>]*</code>)*)</summary>$`)
+	codeTag     = regexp.MustCompile(`<code>([^<>]*)</code>`)
+)
+
+// renderHTMLBlock lets through exactly the <details> and <summary> lines
+// the report writes, re-escaping the summary text; anything else is
+// dropped, as goldmark does without WithUnsafe.
+func renderHTMLBlock(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.HTMLBlock)
+	var lines []string
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		lines = append(lines, strings.TrimSpace(string(seg.Value(src))))
+	}
+	if n.HasClosure() {
+		lines = append(lines, strings.TrimSpace(string(n.ClosureLine.Value(src))))
+	}
+	var out strings.Builder
+	for _, l := range lines {
+		switch {
+		case l == "":
+		case detailsLine.MatchString(l):
+			out.WriteString(l + "\n")
+		case summaryLine.MatchString(l):
+			out.WriteString("<summary>" + summaryHTML(summaryLine.FindStringSubmatch(l)[1]) + "</summary>\n")
+		default:
+			_, _ = w.WriteString("<!-- raw HTML omitted -->\n")
+			return ast.WalkSkipChildren, nil
+		}
+	}
+	_, _ = w.WriteString(out.String())
+	return ast.WalkSkipChildren, nil
+}
+
+// summaryHTML re-escapes a summary's text and keeps its <code> parts,
+// marked as quoted.
+func summaryHTML(s string) string {
+	var b strings.Builder
+	for {
+		m := codeTag.FindStringSubmatchIndex(s)
+		if m == nil {
+			b.WriteString(html.EscapeString(html.UnescapeString(s)))
+			return b.String()
+		}
+		b.WriteString(html.EscapeString(html.UnescapeString(s[:m[0]])))
+		b.WriteString(`<code translate="no">` + html.EscapeString(html.UnescapeString(s[m[2]:m[3]])) + `</code>`)
+		s = s[m[1]:]
+	}
+}
+
+func renderRawHTML(w util.BufWriter, _ []byte, _ ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		_, _ = w.WriteString("<!-- raw HTML omitted -->")
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+// renderFence writes a fenced block as <pre translate="no">: it is always
+// quoted text. A "log hl=N" block marks line N.
+func renderFence(w util.BufWriter, src []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.FencedCodeBlock)
+	info := ""
+	if n.Info != nil {
+		info = string(n.Info.Segment.Value(src))
+	}
+	fields := strings.Fields(info)
+	lang, mark := "", 0
+	if len(fields) > 0 {
+		lang = fields[0]
+	}
+	for _, f := range fields[1:] {
+		if v, ok := strings.CutPrefix(f, "hl="); ok {
+			mark, _ = strconv.Atoi(v)
+		}
+	}
+	class := ""
+	switch lang {
+	case "log":
+		class = ` class="log"`
+	case "text", "":
+	default:
+		class = ` class="language-` + html.EscapeString(lang) + `"`
+	}
+	_, _ = w.WriteString(`<pre translate="no"` + class + `><code>`)
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		line := util.EscapeHTML(bytes.TrimRight(seg.Value(src), "\n"))
+		switch {
+		case i+1 == mark:
+			_, _ = w.WriteString(`<mark>`)
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n</mark>")
+		case lang == "log":
+			// Each line its own box, for the stylesheet's hanging indent;
+			// the line break stays inside it, so copying keeps lines.
+			_, _ = w.WriteString(`<span class="line">`)
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n</span>")
+		default:
+			_, _ = w.Write(line)
+			_, _ = w.WriteString("\n")
+		}
+	}
+	_, _ = w.WriteString("</code></pre>\n")
+	return ast.WalkSkipChildren, nil
 }
 
 // htmlLang is the value of <html lang>.
-func htmlLang(lang string) string {
-	if NormalizeLang(lang) == "zh" {
-		return "zh-CN"
-	}
-	return "en"
-}
+func htmlLang(lang string) string { return i18n.HTMLLang(lang) }
 
 // The page allows nothing to load: no scripts, no fonts, no images from
 // anywhere. A report must work offline and must not call home, and the
@@ -271,7 +422,8 @@ func HTMLPage(title, lang, version string, body []byte) ([]byte, error) {
 		Title:   title,
 		Version: version,
 		CSS:     template.CSS(reportCSS),
-		// Safe: goldmark output with raw HTML disabled.
+		// Safe: goldmark output with raw HTML disabled but for the
+		// whitelisted <details> lines.
 		Body: template.HTML(body),
 	})
 	if err != nil {

@@ -1,110 +1,68 @@
 package render
 
 import (
-	"embed"
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
-
-	"gopkg.in/yaml.v3"
+	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/i18n"
 )
 
-// Languages are the report languages, English first; English is also the
-// fallback for unknown languages.
-var Languages = []string{"en", "zh"}
+// Languages are the report languages: those of internal/i18n.
+var Languages = i18n.Languages
 
-//go:embed i18n/*.yaml
-var catalogueFS embed.FS
-
-var (
-	catalogueOnce sync.Once
-	catalogue     map[string]map[string]string
-	catalogueErr  error
-)
-
-// loadCatalogue parses the embedded UI catalogues once. A broken catalogue
-// is a build defect, caught by the tests, so T falls back to the key rather
-// than failing a report.
-func loadCatalogue() (map[string]map[string]string, error) {
-	catalogueOnce.Do(func() {
-		catalogue = map[string]map[string]string{}
-		for _, lang := range Languages {
-			b, err := catalogueFS.ReadFile("i18n/" + lang + ".yaml")
-			if err != nil {
-				catalogueErr = fmt.Errorf("read catalogue %s: %w", lang, err)
-				return
-			}
-			m := map[string]string{}
-			if err := yaml.Unmarshal(b, &m); err != nil {
-				catalogueErr = fmt.Errorf("parse catalogue %s: %w", lang, err)
-				return
-			}
-			catalogue[lang] = m
-		}
-	})
-	return catalogue, catalogueErr
-}
-
-// NormalizeLang maps a language flag value to a catalogue language.
-func NormalizeLang(lang string) string {
-	l := strings.ToLower(strings.TrimSpace(lang))
-	switch {
-	case l == "zh", strings.HasPrefix(l, "zh-"), strings.HasPrefix(l, "zh_"):
-		return "zh"
-	}
-	return "en"
-}
+// NormalizeLang maps a language flag value to a report language.
+func NormalizeLang(lang string) string { return i18n.Normalize(lang) }
 
 // ValidLang reports whether lang is a supported report language.
-func ValidLang(lang string) bool {
-	for _, l := range Languages {
-		if l == lang {
-			return true
-		}
+func ValidLang(lang string) bool { return i18n.Valid(lang) }
+
+// T returns a string of the "report" catalogue in lang.
+func T(lang, key string) string { return i18n.T(lang, "report."+key) }
+
+// Tf is T with {name} placeholders filled from name, value pairs. Values
+// are inserted verbatim: callers escape them for the target format first.
+func Tf(lang, key string, pairs ...string) string { return i18n.Tf(lang, "report."+key, pairs...) }
+
+// Term returns a shared term (severity, owner, layer, category, job
+// state, evidence kind) of the "terms" catalogue in lang.
+func Term(lang, key string) string { return i18n.T(lang, "terms."+key) }
+
+// enumTerm translates value under prefix, keeping a value the catalogue
+// does not know (a category of a user rule, a severity from a newer
+// report) as it is.
+func enumTerm(lang, prefix, value string) string {
+	if value == "" {
+		return ""
 	}
-	return false
+	if i18n.Has("terms." + prefix + value) {
+		return Term(lang, prefix+value)
+	}
+	return value
 }
 
-// T returns the UI string key in lang, falling back to English and then to
-// the key itself so a missing string is visible rather than blank.
-func T(lang, key string) string {
-	c, _ := loadCatalogue()
-	if s, ok := c[NormalizeLang(lang)][key]; ok && s != "" {
-		return s
+// SeverityLabel, OwnerLabel, OwnerShort, LayerLabel and CategoryLabel
+// name enumerations for people, in lang.
+func SeverityLabel(lang, s string) string { return enumTerm(lang, "severity.", s) }
+
+// OwnerLabel is who acts, as a phrase ("the job's owner (code or
+// configuration)"); the terminal and the reports use the same words.
+func OwnerLabel(lang, s string) string {
+	switch s {
+	case report.OwnerUser, report.OwnerPlatform, report.OwnerHardware:
+		return Term(lang, "owner."+s)
 	}
-	if s, ok := c["en"][key]; ok && s != "" {
-		return s
-	}
-	return key
+	return Term(lang, "owner.unknown")
 }
 
-// Tf is T with {name} placeholders replaced from pairs (name, value, ...).
-// Values are inserted verbatim: callers escape them for the target format
-// first.
-func Tf(lang, key string, pairs ...string) string {
-	s := T(lang, key)
-	for i := 0; i+1 < len(pairs); i += 2 {
-		s = strings.ReplaceAll(s, "{"+pairs[i]+"}", pairs[i+1])
-	}
-	return s
-}
+// OwnerShort is who acts in a table cell ("Job owner").
+func OwnerShort(lang, s string) string { return enumTerm(lang, "owner_short.", s) }
 
-// CatalogueKeys returns the sorted keys of lang's catalogue; tests and the
-// site use it to check completeness.
-func CatalogueKeys(lang string) ([]string, error) {
-	c, err := loadCatalogue()
-	if err != nil {
-		return nil, err
-	}
-	m, ok := c[lang]
-	if !ok {
-		return nil, fmt.Errorf("no catalogue for language %q", lang)
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys, nil
-}
+// LayerLabel names a layer of the diagnosis.
+func LayerLabel(lang, s string) string { return enumTerm(lang, "layer.", s) }
+
+// CategoryLabel names a category, or returns it as it is.
+func CategoryLabel(lang, c string) string { return enumTerm(lang, "category.", c) }
+
+// HasCategoryLabel reports whether the catalogue names category c.
+func HasCategoryLabel(c string) bool { return i18n.Has("terms.category." + c) }
+
+// StateLabel names a job state (see JobState).
+func StateLabel(lang, s string) string { return enumTerm(lang, "state.", s) }

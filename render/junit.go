@@ -155,7 +155,7 @@ func junitFailureFor(j *report.Job, f *report.Finding, lang string) junitFailure
 		body.WriteString(t.Text)
 		body.WriteString("\n")
 		if t.ShownLines < t.TotalLines {
-			fmt.Fprintf(&body, "%s\n", Tf(lang, "evidence.trimmed", "shown", strconv.Itoa(t.ShownLines), "total", strconv.Itoa(t.TotalLines)))
+			fmt.Fprintf(&body, "%s\n", Tf(lang, "evidence.trimmed", "n", strconv.Itoa(t.TotalLines-t.ShownLines)))
 		}
 	}
 	if rem := strings.TrimSpace(f.Remediation.In(lang)); rem != "" {

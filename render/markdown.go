@@ -2,22 +2,30 @@ package render
 
 import (
 	"fmt"
+	"html"
 	"strconv"
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/report"
 )
 
-// The Markdown is GitHub-flavoured and must read well as plain text on
-// GitHub and GitLab, which support neither heading attributes nor raw HTML.
-// The HTML renderer recognises a few plain-Markdown conventions instead:
+// The Markdown is GitHub-flavoured and must read well on GitHub and GitLab
+// as well as in traindoc's own HTML, which renders this same Markdown:
 //
-//   - a heading ending in a link "[¶](#f-ID)" takes the anchor f-ID;
+//   - links point only at headings, by the id GitHub and GitLab compute
+//     from the heading's text (anchors.go);
+//   - the only HTML is <details>/<summary> around what a reader may
+//     expand (consequences, more evidence, routine timeline entries), which
+//     both forges render and traindoc's HTML renderer allows by an exact
+//     whitelist;
+//   - text quoted from the cluster is in code spans or fenced blocks, so it
+//     is literal and marked as quoted (translate="no" in HTML);
 //   - bold text starting with a severity or verdict marker becomes a
-//     coloured badge.
+//     coloured badge in HTML; a fence with the info string "log hl=N"
+//     highlights line N.
 //
-// Untrusted text never produces links or bold text (it is escaped), so it
-// cannot forge either convention.
+// Untrusted text never produces links, bold text, HTML or fences (it is
+// escaped or fenced), so it cannot forge any of these conventions.
 
 // Markers that start badges. They are also what a reader of the plain
 // Markdown sees, so they must make sense without colour.
@@ -28,30 +36,28 @@ var severityMarker = map[string]string{
 	report.SeverityInfo:     "🔵",
 }
 
+var stateMarker = map[string]string{
+	StateHealthy:   "✅",
+	StateUnhealthy: "❌",
+	StateSuspended: "⏸️",
+	StateDebug:     "🛠️",
+}
+
 const (
-	markerHealthy   = "✅"
-	markerUnhealthy = "❌"
-	markerWarning   = "⚠️"
-	permalinkText   = "¶"
+	markerWarning  = "⚠️"
+	markerAdvisory = "💡"
+	markerKnown    = "🔕"
 )
 
-// FindingAnchor is the permalink anchor of a finding.
-func FindingAnchor(id string) string { return "f-" + anchorSafe(id) }
-
-// anchorSafe keeps an identifier usable as an HTML id and URL fragment
-// without escaping.
-func anchorSafe(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-	}
-	return b.String()
-}
+// Limits of what a report shows before folding the rest under a
+// <details> a reader can open.
+const (
+	shownEvidence     = 2  // evidence items of a finding shown open
+	shownPods         = 12 // pod table rows shown open
+	foldTimelineAbove = 12 // a timeline this long collapses routine entries
+	maxListedSubjects = 200
+	maxFoldedPods     = 500
+)
 
 // JobMarkdown renders one job as a standalone Markdown document in lang.
 func JobMarkdown(job *report.Job, rep *report.Report, lang string) []byte {
@@ -59,47 +65,53 @@ func JobMarkdown(job *report.Job, rep *report.Report, lang string) []byte {
 }
 
 func jobMarkdown(job *report.Job, rep *report.Report, lang, version string) []byte {
-	lang = NormalizeLang(lang)
-	var b strings.Builder
-	w := &mdWriter{b: &b, lang: lang}
-	w.job(job, 1)
+	w := newMDWriter(lang)
+	w.job(job, 0, 1)
 	w.footer(rep, version)
-	return []byte(b.String())
+	return w.finish()
 }
 
 // ReportMarkdown renders every job of rep into one document: a title, an
 // index of the jobs, then each job.
 func ReportMarkdown(rep *report.Report, lang, version string) []byte {
-	lang = NormalizeLang(lang)
-	var b strings.Builder
-	w := &mdWriter{b: &b, lang: lang}
+	w := newMDWriter(lang)
 	if len(rep.Jobs) == 1 && len(rep.Warnings) == 0 {
-		w.job(&rep.Jobs[0], 1)
+		w.job(&rep.Jobs[0], 0, 1)
 		w.footer(rep, version)
-		return []byte(b.String())
+		return w.finish()
 	}
-	fmt.Fprintf(&b, "# %s\n\n", escapeInline(T(lang, "report.title")))
+	w.heading(1, T(lang, "report.title"), "")
 	if rep.Source != "" {
-		fmt.Fprintf(&b, "%s %s\n\n", w.label("report.source"), escapeInline(rep.Source))
+		w.printf("%s %s\n\n", w.label("report.source"), codeSpan(rep.Source))
 	}
-	w.warnings(rep.Warnings)
+	w.warnings("report.warnings", rep.Warnings)
 	if len(rep.Jobs) == 0 {
-		fmt.Fprintf(&b, "%s\n\n", escapeInline(T(lang, "report.no_jobs")))
+		w.printf("%s\n\n", w.t("report.no_jobs"))
 	} else {
 		w.index(rep.Jobs)
 	}
 	for i := range rep.Jobs {
-		b.WriteString("---\n\n")
-		w.job(&rep.Jobs[i], 2)
+		w.printf("---\n\n")
+		w.job(&rep.Jobs[i], i, 2)
 	}
 	w.footer(rep, version)
-	return []byte(b.String())
+	return w.finish()
 }
 
 type mdWriter struct {
-	b    *strings.Builder
-	lang string
+	b       strings.Builder
+	lang    string
+	anchors *anchors
+	// jobIdx is the index of the job being written, for link keys.
+	jobIdx int
 }
+
+func newMDWriter(lang string) *mdWriter {
+	return &mdWriter{lang: NormalizeLang(lang), anchors: newAnchors()}
+}
+
+// finish resolves the document's links to its headings.
+func (w *mdWriter) finish() []byte { return []byte(w.anchors.resolve(w.b.String())) }
 
 func (w *mdWriter) t(key string) string { return escapeInline(T(w.lang, key)) }
 
@@ -108,63 +120,80 @@ func (w *mdWriter) label(key string) string {
 	return "**" + w.t(key) + escapeInline(T(w.lang, "punct.colon")) + "**"
 }
 
-// field is "Label: value" inside a line of facts.
-func (w *mdWriter) field(key, value string) string {
-	return w.t(key) + escapeInline(T(w.lang, "punct.colon")) + " " + value
-}
+func (w *mdWriter) printf(format string, args ...any) { fmt.Fprintf(&w.b, format, args...) }
 
-func (w *mdWriter) printf(format string, args ...any) { fmt.Fprintf(w.b, format, args...) }
+// heading writes a heading of plain text and registers its id under key.
+func (w *mdWriter) heading(level int, text, key string) { w.headingPhrase(level, words(text), key) }
 
-func heading(level int) string {
+// headingPhrase writes a heading whose quoted parts are code spans; the
+// id is that of its visible text, as on GitHub.
+func (w *mdWriter) headingPhrase(level int, p phrase, key string) {
 	if level > 6 {
 		level = 6
 	}
-	return strings.Repeat("#", level)
+	w.anchors.heading(p.plain(), key)
+	w.printf("%s %s\n\n", strings.Repeat("#", level), p.md())
 }
 
-// jobHeading is the plain text of a job's heading; the index links to its
-// slug.
+// details writes body inside <details> with a one-line summary. Both
+// forges and the HTML renderer need the blank lines around the Markdown
+// inside. The summary is raw HTML on GitHub, so it is HTML-escaped text
+// with quoted parts in <code>; traindoc's HTML renderer allows exactly
+// that shape.
+func (w *mdWriter) details(summary phrase, body func()) {
+	var b strings.Builder
+	for _, s := range summary {
+		t := html.EscapeString(inlineText(s.text))
+		if s.verbatim {
+			b.WriteString("<code>" + t + "</code>")
+			continue
+		}
+		b.WriteString(t)
+	}
+	w.printf("<details>\n<summary>%s</summary>\n\n", strings.TrimSpace(b.String()))
+	body()
+	w.printf("</details>\n\n")
+}
+
+// jobHeading is the plain text of a job's heading.
 func jobHeading(job *report.Job) string {
 	return job.Kind + " " + job.Namespace + "/" + job.Name
 }
 
-// headingSlug is the id the HTML renderer gives a heading written as
-// escapeInline(text) (see headingIDs.Generate), so that a link to it
-// leads somewhere whatever the text holds: line breaks, tabs, or nothing
-// a slug keeps.
-func headingSlug(text string) string {
-	if s := slugify(inlineText(text)); s != "" {
-		return s
-	}
-	return "section"
+// jobHeadingPhrase is the heading with the job's name quoted: it comes
+// from the cluster and is no word to translate.
+func jobHeadingPhrase(job *report.Job) phrase {
+	return words(job.Kind + " ").add(quote(job.Namespace + "/" + job.Name)...)
 }
 
-func (w *mdWriter) warnings(ws []string) {
+func jobKey(i int) string { return "job:" + strconv.Itoa(i) }
+
+func findingKey(i int, id string) string { return jobKey(i) + ":f:" + id }
+
+func (w *mdWriter) warnings(titleKey string, ws []string) {
 	if len(ws) == 0 {
 		return
 	}
-	w.printf("**%s %s**\n\n", markerWarning, w.t("report.warnings"))
+	w.printf("> **%s %s**\n>\n", markerWarning, w.t(titleKey))
 	for _, s := range ws {
-		w.printf("- %s\n", escapeInline(s))
+		w.printf("> - %s\n", escapeInline(s))
 	}
 	w.printf("\n")
 }
 
 func (w *mdWriter) index(jobs []report.Job) {
-	w.printf("## %s\n\n", w.t("report.index"))
+	w.heading(2, T(w.lang, "report.index"), "")
 	w.printf("| %s | %s | %s | %s |\n| --- | --- | --- | --- |\n",
-		w.t("job.title.short"), w.t("verdict.label"), w.t("finding.primary"), w.t("finding.severity"))
+		w.t("col.job"), w.t("col.state"), w.t("col.cause"), w.t("col.severity"))
 	for i := range jobs {
 		j := &jobs[i]
-		cause := ""
-		sev := ""
+		cause, sev := "", ""
 		if j.Primary != nil && !j.Healthy {
 			cause = escapeInline(j.Primary.Title.In(w.lang))
 			sev = w.severityBadge(j.Primary.Severity)
 		}
-		w.printf("| [%s](#%s) | %s | %s | %s |\n",
-			escapeInline(j.Namespace+"/"+j.Name), headingSlug(jobHeading(j)),
-			w.verdictBadge(j.Healthy), cause, sev)
+		w.printf("| [%s](%s) | %s | %s | %s |\n",
+			escapeInline(j.Namespace+"/"+j.Name), ref(jobKey(i)), w.stateBadge(JobState(j)), cause, sev)
 	}
 	w.printf("\n")
 }
@@ -174,310 +203,482 @@ func (w *mdWriter) severityBadge(sev string) string {
 	if !ok {
 		return escapeInline(sev)
 	}
-	return fmt.Sprintf("**%s %s**", m, w.t("severity."+sev))
+	return fmt.Sprintf("**%s %s**", m, escapeInline(SeverityLabel(w.lang, sev)))
 }
 
-func (w *mdWriter) verdictBadge(healthy bool) string {
-	if healthy {
-		return fmt.Sprintf("**%s %s**", markerHealthy, w.t("verdict.healthy"))
-	}
-	return fmt.Sprintf("**%s %s**", markerUnhealthy, w.t("verdict.unhealthy"))
+func (w *mdWriter) stateBadge(state string) string {
+	return fmt.Sprintf("**%s %s**", stateMarker[state], escapeInline(StateLabel(w.lang, state)))
 }
 
-func (w *mdWriter) ownerText(owner string) string {
-	switch owner {
-	case report.OwnerUser, report.OwnerPlatform, report.OwnerHardware:
-		return w.t("owner." + owner)
-	}
-	return w.t("owner.unknown")
-}
-
-// job writes one job with its title at heading level lvl.
-func (w *mdWriter) job(j *report.Job, lvl int) {
-	w.printf("%s %s\n\n", heading(lvl), escapeInline(jobHeading(j)))
+// job writes one job with its title at heading level lvl: the verdict,
+// the primary cause with its evidence and consequences, the other
+// findings, the pods, progress and the timeline.
+func (w *mdWriter) job(j *report.Job, idx, lvl int) {
+	w.jobIdx = idx
+	w.headingPhrase(lvl, jobHeadingPhrase(j), jobKey(idx))
 	w.verdict(j)
 	w.facts(j)
-	if j.Primary != nil && !(j.Healthy && j.Primary.Category == report.CategoryHealthy) {
-		w.finding(j, j.Primary, lvl+1, true)
+	w.notices(j)
+	state := JobState(j)
+	if j.Primary != nil && state != StateHealthy {
+		w.heading(lvl+1, T(w.lang, "finding.primary"), findingKey(idx, j.Primary.ID))
+		w.findingBody(j, j.Primary, true)
 	}
-	w.otherFindings(j, lvl+1)
-	w.explanation(j.Explanation, lvl+1)
-	w.replicas(j.Replicas, lvl+1)
-	w.timeline(j.Timeline, lvl+1)
-	w.progress(j.Progress, lvl+1)
-}
-
-// verdict is the ten-second line: healthy or not, the cause in one
-// sentence, who acts.
-func (w *mdWriter) verdict(j *report.Job) {
-	summary := strings.TrimSpace(j.Summary.In(w.lang))
-	if summary == "" && j.Primary != nil {
-		summary = strings.TrimSpace(j.Primary.Message.In(w.lang))
-		if summary == "" {
-			summary = j.Primary.Title.In(w.lang)
+	g := groupFindings(j)
+	if len(g.Consequences) > 0 {
+		w.printf("%s\n\n", w.t("finding.consequences_intro"))
+		for _, f := range g.Consequences {
+			w.details(fill(w.lang, "finding.consequence_summary", "clause", subjectClause(j, f, w.lang)), func() {
+				w.heading(lvl+2, Tf(w.lang, "finding.consequence_heading", "title", f.Title.In(w.lang)), findingKey(idx, f.ID))
+				w.findingBody(j, f, false)
+			})
 		}
 	}
-	if summary == "" && j.Healthy {
-		summary = T(w.lang, "verdict.no_findings")
+	w.findingSection(j, idx, lvl, "finding.others", g.Others)
+	w.findingSection(j, idx, lvl, "finding.risks", g.Risks)
+	w.findingSection(j, idx, lvl, "finding.acknowledged", g.Acknowledged)
+	w.explanation(j.Explanation, lvl+1)
+	w.pods(j, lvl+1)
+	w.progress(j.Progress, lvl+1)
+	w.replicas(j.Replicas, lvl+1)
+	w.timeline(j.Timeline, lvl+1)
+}
+
+func (w *mdWriter) findingSection(j *report.Job, idx, lvl int, titleKey string, fs []*report.Finding) {
+	if len(fs) == 0 {
+		return
 	}
-	w.printf("%s", w.verdictBadge(j.Healthy))
-	if summary != "" {
-		w.printf(" — %s", escapeInline(summary))
+	w.heading(lvl+1, T(w.lang, titleKey), "")
+	for _, f := range fs {
+		title := f.Title.In(w.lang)
+		if title == "" {
+			title = f.Rule
+		}
+		w.heading(lvl+2, title, findingKey(idx, f.ID))
+		w.findingBody(j, f, false)
 	}
-	if !j.Healthy {
+}
+
+// verdict is the five-second block: the state and what broke, then where,
+// since when, how it ended, who acts, how sure traindoc is, and whether a
+// restart helps.
+func (w *mdWriter) verdict(j *report.Job) {
+	state := JobState(j)
+	headline := ""
+	if j.Primary != nil {
+		headline = j.Primary.Title.In(w.lang)
+	}
+	if headline == "" && state == StateHealthy {
+		headline = T(w.lang, "verdict.no_findings")
+	}
+	w.printf("**%s %s**\n\n", stateMarker[state], escapeInline(headlineText(state, headline, w.lang)))
+
+	var items []string
+	item := func(key string, p phrase) {
+		if !p.empty() {
+			items = append(items, "- "+w.label(key)+" "+p.md())
+		}
+	}
+	if state != StateHealthy {
+		item("verdict.where", where(j, j.Primary, w.lang))
+		item("verdict.since", since(j, j.Primary, w.lang))
+		item("verdict.exit", exitOf(j, j.Primary, w.lang))
 		owner := ""
 		if j.Primary != nil {
 			owner = j.Primary.Owner
 		}
-		w.printf(" · %s %s", w.label("verdict.act"), w.ownerText(owner))
+		item("verdict.act", words(OwnerLabel(w.lang, owner)))
 	}
-	w.printf("\n\n")
+	if p := j.Progress; p != nil && state != StateUnhealthy {
+		item("verdict.progress", progressLine(p, w.lang))
+	}
+	level, why := Confidence(j)
+	item("verdict.confidence", fill(w.lang, "confidence.line", "level", Term(w.lang, "confidence."+level), "why", T(w.lang, why)))
+	if state == StateUnhealthy {
+		key := "verdict.restart_no"
+		if j.Retryable {
+			key = "verdict.restart_yes"
+		}
+		item("verdict.restart", words(T(w.lang, key)))
+	}
+	if cs := consequences(j); len(cs) > 0 {
+		var ps []phrase
+		for _, f := range cs {
+			ps = append(ps, subjectClause(j, f, w.lang))
+		}
+		item("verdict.then", join(ps, T(w.lang, "punct.list_sep")))
+	}
+	if g := groupFindings(j); len(g.Risks) > 0 {
+		var ps []phrase
+		for _, f := range g.Risks {
+			ps = append(ps, words(f.Title.In(w.lang)))
+		}
+		item("verdict.advisories", join(ps, T(w.lang, "punct.list_sep")))
+	}
+	if len(items) > 0 {
+		w.printf("%s\n\n", strings.Join(items, "\n"))
+	}
 }
 
+// facts is one line about the job itself: its phase (and the kind's own
+// status word, named), when it was created, the cluster and snapshot.
 func (w *mdWriter) facts(j *report.Job) {
-	phase := j.Phase
-	if j.KindPhase != "" && j.KindPhase != j.Phase {
-		phase += " (" + j.KindPhase + ")"
-	}
-	if phase != "" {
-		w.printf("- %s %s\n", w.label("job.phase"), escapeInline(phase))
+	var parts []string
+	if j.Phase != "" {
+		p := fill(w.lang, "job.phase", "phase", quote(j.Phase))
+		if j.KindPhase != "" && j.KindPhase != j.Phase {
+			p = fill(w.lang, "job.phase_kind", "phase", quote(j.Phase), "kind", quote(j.Kind), "status", quote(j.KindPhase))
+		}
+		parts = append(parts, p.md())
 	}
 	if j.CreatedAt != "" {
-		w.printf("- %s %s\n", w.label("job.created"), escapeInline(formatTime(j.CreatedAt)))
+		parts = append(parts, fill(w.lang, "job.created", "time", formatTime(j.CreatedAt)).md())
 	}
 	if j.Cluster != "" {
-		w.printf("- %s %s\n", w.label("job.cluster"), escapeInline(j.Cluster))
+		parts = append(parts, fill(w.lang, "job.cluster", "cluster", quote(j.Cluster)).md())
 	}
 	if j.CollectedAt != "" {
-		w.printf("- %s %s\n", w.label("job.collected"), escapeInline(formatTime(j.CollectedAt)))
+		parts = append(parts, fill(w.lang, "job.collected", "time", formatTime(j.CollectedAt)).md())
 	}
-	if len(j.Nodes) > 0 {
-		w.printf("- %s %s\n", w.label("job.nodes"), escapeInline(strings.Join(j.Nodes, ", ")))
+	if len(parts) > 0 {
+		w.printf("*%s*\n\n", strings.Join(parts, " · "))
 	}
+}
+
+// notices are what a reader must know before trusting the verdict:
+// traindoc's own faults on this job, logs that were not collected, notes.
+func (w *mdWriter) notices(j *report.Job) {
+	w.warnings("job.warnings", j.Warnings)
+	if j.Primary != nil && !j.Healthy {
+		for _, s := range podSubjects(j.Primary) {
+			p := podRow(j, s.Name)
+			if p != nil && p.LastLine == "" && len(p.LastLines) == 0 && p.ExitCode != nil && !hasLogOf(j.Primary, s.Name) {
+				w.printf("> %s\n\n", fill(w.lang, "job.no_log", "pod", quote(s.Name)).md())
+				break
+			}
+		}
+	}
+	// Notes come with the snapshot (its author's or the collector's), so
+	// they are quoted as they are.
 	for _, n := range j.Notes {
-		w.printf("- %s %s\n", w.label("job.notes"), escapeInline(n))
-	}
-	w.printf("\n")
-	if len(j.Warnings) > 0 {
-		w.printf("**%s %s**\n\n", markerWarning, w.t("job.warnings"))
-		for _, s := range j.Warnings {
-			w.printf("- %s\n", escapeInline(s))
-		}
-		w.printf("\n")
+		w.printf("> %s %s\n\n", w.label("job.note"), codeSpan(n))
 	}
 }
 
-func findingByID(j *report.Job, id string) *report.Finding {
-	for i := range j.Findings {
-		if j.Findings[i].ID == id {
-			return &j.Findings[i]
+func hasLogOf(f *report.Finding, pod string) bool {
+	for _, e := range f.Evidence {
+		if e.Kind == "log" && e.Object != nil && e.Object.Name == pod {
+			return true
 		}
 	}
-	if j.Primary != nil && j.Primary.ID == id {
-		return j.Primary
-	}
-	return nil
+	return false
 }
 
-func (w *mdWriter) otherFindings(j *report.Job, lvl int) {
-	var others []*report.Finding
-	for i := range j.Findings {
-		f := &j.Findings[i]
-		if j.Primary != nil && f.ID == j.Primary.ID {
-			continue
-		}
-		others = append(others, f)
-	}
-	if len(others) == 0 {
-		return
-	}
-	w.printf("%s %s\n\n", heading(lvl), w.t("finding.others"))
-	for _, f := range others {
-		w.finding(j, f, lvl+1, false)
-	}
-}
-
-func (w *mdWriter) finding(j *report.Job, f *report.Finding, lvl int, primary bool) {
-	title := escapeInline(f.Title.In(w.lang))
-	if title == "" {
-		title = escapeInline(f.Rule)
-	}
-	marker := severityMarker[f.Severity]
-	if marker != "" {
-		marker += " "
-	}
-	if primary {
-		w.printf("%s %s%s%s %s [%s](#%s)\n\n", heading(lvl), marker, w.t("finding.primary"), escapeInline(T(w.lang, "punct.colon")), title, permalinkText, FindingAnchor(f.ID))
-	} else {
-		w.printf("%s %s%s [%s](#%s)\n\n", heading(lvl), marker, title, permalinkText, FindingAnchor(f.ID))
-	}
-
-	// One line of facts, most useful first.
+// findingBody is a finding under its heading: one line of facts, the
+// message, where it happened, the evidence, and what to do.
+func (w *mdWriter) findingBody(j *report.Job, f *report.Finding, primary bool) {
 	parts := []string{w.severityBadge(f.Severity)}
-	if f.Consequence || f.CausedBy != "" {
-		parts = append(parts, w.consequenceOf(j, f))
+	switch {
+	case f.Acknowledged:
+		by := f.AcknowledgedBy
+		parts = append(parts, "**"+markerKnown+" "+w.t("finding.known")+"**")
+		if by != "" {
+			parts = append(parts, fill(w.lang, "finding.acknowledged_by", "by", quote(by)).md())
+		}
+	case f.Risk:
+		parts = append(parts, "**"+markerAdvisory+" "+w.t("finding.advisory")+"**")
 	}
-	parts = append(parts, w.field("finding.rule", codeSpan(f.Rule)))
+	if f.CausedBy != "" {
+		parts = append(parts, w.causedBy(j, f))
+	}
+	parts = append(parts, fill(w.lang, "finding.rule", "rule", quote(f.Rule)).md())
 	if f.Category != "" {
-		parts = append(parts, w.field("finding.category", codeSpan(f.Category)))
+		c := fill(w.lang, "finding.category", "category", quote(f.Category))
+		if HasCategoryLabel(f.Category) {
+			c = fill(w.lang, "finding.category_named", "category", quote(f.Category), "name", CategoryLabel(w.lang, f.Category))
+		}
+		parts = append(parts, c.md())
 	}
 	if f.Layer != "" {
-		parts = append(parts, w.field("finding.layer", codeSpan(f.Layer)))
+		parts = append(parts, fill(w.lang, "finding.layer", "layer", LayerLabel(w.lang, f.Layer)).md())
 	}
-	parts = append(parts, w.field("finding.owner", w.ownerText(f.Owner)))
+	if f.Consequence {
+		parts = append(parts, fill(w.lang, "finding.owner_follows", "owner", OwnerShort(w.lang, ownerOf(j.Primary))).md())
+	} else {
+		parts = append(parts, fill(w.lang, "finding.owner", "owner", OwnerShort(w.lang, f.Owner)).md())
+	}
 	if f.FirstSeen != "" {
-		parts = append(parts, w.field("finding.first_seen", escapeInline(formatTime(f.FirstSeen))))
+		parts = append(parts, fill(w.lang, "finding.first_seen", "time", formatTime(f.FirstSeen)).md())
 	}
 	w.printf("%s\n\n", strings.Join(parts, " · "))
-
-	if msg := strings.TrimSpace(f.Message.In(w.lang)); msg != "" {
-		w.printf("%s\n\n", escapeInline(msg))
+	if msg := messagePhrase(f, w.lang); !msg.empty() {
+		w.printf("%s\n\n", msg.md())
 	}
-	w.subjects(f.Subjects)
-	w.evidence(f.Evidence, lvl+1)
-	if rem := strings.TrimSpace(f.Remediation.In(w.lang)); rem != "" {
-		w.printf("%s %s\n\n", heading(lvl+1), w.t("finding.remediation"))
-		w.printf("%s\n\n", remediationMarkdown(rem))
+	w.affected(j, f, primary)
+	w.evidence(j, f)
+	if primary {
+		w.podTails(j, f)
+	}
+	if rem := adviceMarkdown(j, f, w.lang); rem != "" {
+		w.printf("%s\n\n%s\n\n", w.label("finding.remediation"), rem)
 	}
 }
 
-func (w *mdWriter) consequenceOf(j *report.Job, f *report.Finding) string {
-	if f.CausedBy == "" {
-		return "*" + escapeInline(Tf(w.lang, "finding.consequence", "id", "?")) + "*"
+func ownerOf(f *report.Finding) string {
+	if f == nil {
+		return ""
 	}
+	return f.Owner
+}
+
+// causedBy links a consequence (or a fault a risk predicted) to its cause.
+func (w *mdWriter) causedBy(j *report.Job, f *report.Finding) string {
 	label := f.CausedBy
-	if c := findingByID(j, f.CausedBy); c != nil && c.Title.In(w.lang) != "" {
+	if c := j.FindingByID(f.CausedBy); c != nil && c.Title.In(w.lang) != "" {
 		label = c.Title.In(w.lang)
 	}
 	// The translated sentence carries the placeholder; the link is put in
 	// after escaping so that its brackets stay syntax.
-	sentence := escapeInline(T(w.lang, "finding.consequence"))
-	link := fmt.Sprintf("[%s](#%s)", escapeInline(label), FindingAnchor(f.CausedBy))
-	return "*" + strings.ReplaceAll(sentence, "\\{id\\}", link) + "*"
+	sentence := escapeInline(T(w.lang, "finding.caused_by"))
+	link := fmt.Sprintf("[%s](%s)", escapeInline(label), ref(findingKey(w.jobIdx, f.CausedBy)))
+	return "*" + strings.ReplaceAll(sentence, "\\{cause\\}", link) + "*"
 }
 
-func (w *mdWriter) subjects(subs []report.Subject) {
-	if len(subs) == 0 {
+// affected lists the finding's objects. The primary's pods each get their
+// node, state, exit code and restarts, so the reader sees where without
+// scrolling to the pod table; long lists are folded.
+func (w *mdWriter) affected(j *report.Job, f *report.Finding, primary bool) {
+	if len(f.Subjects) == 0 {
 		return
 	}
-	var items []string
-	for i, s := range subs {
-		if i == maxSubjects {
-			items = append(items, escapeInline(Tf(w.lang, "finding.more_subjects", "n", strconv.Itoa(len(subs)-maxSubjects))))
+	items := make([]string, 0, len(f.Subjects))
+	for i, s := range f.Subjects {
+		if i == maxListedSubjects {
+			items = append(items, "- "+escapeInline(Tf(w.lang, "finding.more_subjects", "n", strconv.Itoa(len(f.Subjects)-i))))
 			break
 		}
-		item := escapeInline(s.Kind + " " + s.Name)
-		var extra []string
-		if s.Container != "" {
-			extra = append(extra, Tf(w.lang, "subject.container", "name", s.Container))
-		}
-		if s.Rank != nil {
-			extra = append(extra, Tf(w.lang, "subject.rank", "n", strconv.Itoa(*s.Rank)))
-		}
-		if len(extra) > 0 {
-			item += " (" + escapeInline(strings.Join(extra, ", ")) + ")"
-		}
-		items = append(items, item)
+		items = append(items, "- "+w.subjectLine(j, s).md())
 	}
-	w.printf("%s %s\n\n", w.label("finding.subjects"), strings.Join(items, ", "))
+	if primary && len(f.Subjects) == 1 && f.Subjects[0].Kind == "Pod" {
+		// The verdict above already says where, and how it ended.
+		return
+	}
+	if len(items) <= shownPods || !primary && len(items) <= 3 {
+		w.printf("%s\n\n%s\n\n", w.label("finding.subjects"), strings.Join(items, "\n"))
+		return
+	}
+	shown := 3
+	if primary {
+		shown = shownPods
+	}
+	w.printf("%s\n\n%s\n\n", w.label("finding.subjects"), strings.Join(items[:shown], "\n"))
+	w.details(fill(w.lang, "finding.more_subjects", "n", strconv.Itoa(len(f.Subjects)-shown)), func() {
+		w.printf("%s\n\n", strings.Join(items[shown:], "\n"))
+	})
 }
 
-func (w *mdWriter) evidence(evs []report.Evidence, lvl int) {
+// subjectLine is one affected object with what the pod table knows of it.
+func (w *mdWriter) subjectLine(j *report.Job, s report.Subject) phrase {
+	var p phrase
+	switch s.Kind {
+	case "Pod":
+		p = podPlace(j, s, w.lang)
+		if s.Container != "" {
+			p = fill(w.lang, "subject.with_container", "place", p, "container", quote(s.Container))
+		}
+		if row := podRow(j, s.Name); row != nil {
+			var more []phrase
+			if row.State != "" {
+				more = append(more, quote(row.State))
+			}
+			if row.ExitCode != nil {
+				more = append(more, fill(w.lang, "exit.code", "code", strconv.Itoa(*row.ExitCode)))
+			}
+			if row.Restarts > 0 {
+				more = append(more, fill(w.lang, "subject.restarts", "n", strconv.Itoa(row.Restarts)))
+			}
+			if len(more) > 0 {
+				p = join([]phrase{p, join(more, " · ")}, " · ")
+			}
+		}
+	case "Node":
+		p = fill(w.lang, "where.node", "node", quote(s.Name))
+	default:
+		p = fill(w.lang, "where.object", "kind", quote(s.Kind), "name", quote(s.Name))
+	}
+	return p
+}
+
+// evidence shows the first items open and folds the rest.
+func (w *mdWriter) evidence(j *report.Job, f *report.Finding) {
+	evs := f.Evidence
 	if len(evs) == 0 {
 		return
 	}
-	w.printf("%s %s\n\n", heading(lvl), w.t("finding.evidence"))
-	for i, e := range evs {
-		if i == maxEvidenceItems {
-			w.printf("> %s\n\n", escapeInline(Tf(w.lang, "evidence.more", "n", strconv.Itoa(len(evs)-maxEvidenceItems))))
-			break
-		}
+	w.printf("%s\n\n", w.label("finding.evidence"))
+	n := min(len(evs), shownEvidence)
+	for _, e := range evs[:n] {
 		w.evidenceItem(e)
+	}
+	if len(evs) > n {
+		w.details(fill(w.lang, "evidence.more", "n", strconv.Itoa(len(evs)-n)), func() {
+			for _, e := range evs[n:] {
+				w.evidenceItem(e)
+			}
+		})
 	}
 }
 
-func (w *mdWriter) evidenceItem(e report.Evidence) {
+// evidenceHeader says what the evidence is and where it was found.
+func evidenceHeader(e report.Evidence, lang string) phrase {
 	kind := e.Kind
 	switch kind {
-	case "event", "log", "field", "condition", "exec":
-		kind = T(w.lang, "evidence.kind."+kind)
+	case "event", "log", "field", "condition", "exec", "progress":
+		kind = Term(lang, "evidence."+kind)
 	}
-	parts := []string{"**" + escapeInline(kind) + "**"}
-	if e.Object != nil && !strings.Contains(e.Source, e.Object.Name) {
-		obj := e.Object.Kind + " "
-		if e.Object.Namespace != "" {
-			obj += e.Object.Namespace + "/"
+	parts := []phrase{words(kind)}
+	container, detail := sourceDetail(e)
+	if e.Object != nil {
+		obj := objectPhrase(lang, e.Object.Kind, e.Object.Name)
+		if container != "" {
+			obj = fill(lang, "subject.with_container", "place", obj, "container", quote(container))
 		}
-		parts = append(parts, escapeInline(obj+e.Object.Name))
+		parts = append(parts, obj)
 	}
-	if e.Source != "" {
-		parts = append(parts, escapeInline(e.Source))
+	if detail != "" {
+		parts = append(parts, quote(detail))
 	}
 	if e.Field != "" {
-		parts = append(parts, codeSpan(e.Field))
+		parts = append(parts, quote(e.Field))
 	}
 	if e.File != "" {
-		loc := codeSpan(e.File)
+		loc := quote(e.File)
 		if e.Line > 0 {
-			loc += " " + escapeInline(Tf(w.lang, "evidence.line", "n", strconv.Itoa(e.Line)))
+			loc = fill(lang, "evidence.file_line", "file", quote(e.File), "n", strconv.Itoa(e.Line))
 		}
 		parts = append(parts, loc)
 	}
 	if e.Time != "" {
-		parts = append(parts, escapeInline(formatTime(e.Time)))
+		parts = append(parts, words(formatTime(e.Time)))
 	}
 	if e.Count > 1 {
-		parts = append(parts, escapeInline(Tf(w.lang, "evidence.count", "n", strconv.Itoa(e.Count))))
+		parts = append(parts, fill(lang, "evidence.count", "n", strconv.Itoa(e.Count)))
 	}
-	w.printf("%s\n\n", strings.Join(parts, " · "))
+	return join(parts, " · ")
+}
+
+// objectPhrase is "pod `name`" in the reader's language.
+func objectPhrase(lang, kind, name string) phrase {
+	switch kind {
+	case "Pod":
+		return fill(lang, "object.pod", "name", quote(name))
+	case "Node":
+		return fill(lang, "object.node", "name", quote(name))
+	}
+	return fill(lang, "object.other", "kind", quote(kind), "name", quote(name))
+}
+
+// sourceDetail is what an evidence source says beyond its object: the
+// container, command, event reason or condition ("pod w-0 container
+// pytorch" gives "pytorch"). The engine writes sources as "<kind>
+// <object> <detail>"; the object is shown on its own.
+func sourceDetail(e report.Evidence) (container, detail string) {
+	s := strings.TrimSpace(e.Source)
+	if e.Object != nil {
+		for _, prefix := range []string{
+			"pod " + e.Object.Namespace + "/" + e.Object.Name,
+			"pod " + e.Object.Name,
+			"event " + e.Object.Kind + "/" + e.Object.Name,
+			e.Object.Kind + " " + e.Object.Name,
+			strings.ToLower(e.Object.Kind) + " " + e.Object.Name,
+		} {
+			if rest, ok := strings.CutPrefix(s, prefix); ok && (rest == "" || rest[0] == ' ') {
+				s = strings.TrimSpace(rest)
+				break
+			}
+		}
+	}
+	if rest, ok := strings.CutPrefix(s, "container "); ok {
+		container, s = rest, ""
+		if c, more, ok := strings.Cut(rest, " "); ok {
+			container, s = c, strings.TrimSpace(more)
+		}
+	}
+	if s == e.File || s == "logs" || s == e.Kind {
+		s = ""
+	}
+	return container, s
+}
+
+// evidenceItem writes one piece of evidence: a header line, then the text
+// in a fenced block with the log lines around it, the matching line
+// marked, and the failing frame of a traceback named.
+func (w *mdWriter) evidenceItem(e report.Evidence) {
+	w.printf("%s\n\n", evidenceHeader(e, w.lang).md())
 	if strings.TrimSpace(e.Text) == "" {
 		return
 	}
-	t := trimEvidence(e.Text)
-	writeFenced(w.b, "text", t.Text)
-	if t.ShownLines < t.TotalLines {
-		w.printf("> %s\n\n", escapeInline(Tf(w.lang, "evidence.trimmed",
-			"shown", strconv.Itoa(t.ShownLines), "total", strconv.Itoa(t.TotalLines))))
+	ex := excerptOf(e)
+	info := "text"
+	if e.Kind == "log" || e.Kind == "exec" {
+		info = "log"
+		if ex.Mark > 0 && ex.Lines > 1 {
+			info += " hl=" + strconv.Itoa(ex.Mark)
+		}
 	}
-	if t.CutLines {
-		w.printf("> %s\n\n", escapeInline(Tf(w.lang, "evidence.trimmed_chars", "max", strconv.Itoa(maxLineChars))))
+	writeFenced(&w.b, info, ex.Text)
+	if ex.Frame != "" {
+		w.printf("%s %s\n\n", w.label("evidence.frame"), codeSpan(ex.Frame))
+	}
+	if ex.Trimmed > 0 {
+		w.printf("*%s*\n\n", w.t2("evidence.trimmed", "n", strconv.Itoa(ex.Trimmed)))
+	}
+	if ex.CutLines {
+		w.printf("*%s*\n\n", w.t2("evidence.trimmed_chars", "max", strconv.Itoa(maxLineChars)))
 	}
 }
 
-// remediationMarkdown returns rule-authored remediation text. It is
-// Markdown written by rule authors (lists, code spans), so it is kept as
-// Markdown; raw HTML in it is dropped by the HTML renderer and by GitHub.
-// Lines are normalised so the text cannot break the surrounding document:
-// headings are demoted to bold and a stray fence is closed.
-func remediationMarkdown(s string) string {
-	s = cleanControl(strings.ReplaceAll(s, "\r\n", "\n"))
-	lines := strings.Split(s, "\n")
-	open := ""
-	for i, l := range lines {
-		trim := strings.TrimLeft(l, " ")
-		if strings.HasPrefix(trim, "```") || strings.HasPrefix(trim, "~~~") {
-			if open == "" {
-				open = trim[:3]
-			} else if strings.HasPrefix(trim, open) {
-				open = ""
-			}
+func (w *mdWriter) t2(key string, pairs ...string) string {
+	return escapeInline(Tf(w.lang, key, pairs...))
+}
+
+// podTails shows the last lines a failing pod logged when no evidence of
+// the finding quotes its log: what a killed container printed before it
+// died.
+func (w *mdWriter) podTails(j *report.Job, f *report.Finding) {
+	shown := 0
+	for _, s := range podSubjects(f) {
+		if shown == 2 {
+			break
+		}
+		p := podRow(j, s.Name)
+		if p == nil || len(p.LastLines) == 0 || hasLogOf(f, s.Name) {
 			continue
 		}
-		if open == "" && strings.HasPrefix(trim, "#") {
-			lines[i] = "**" + strings.TrimSpace(strings.TrimLeft(trim, "#")) + "**"
+		key := "evidence.last_lines"
+		if p.TailPrevious {
+			key = "evidence.last_lines_previous"
 		}
+		w.printf("%s\n\n", fill(w.lang, key, "pod", quote(p.Name)).md())
+		writeFenced(&w.b, "log", tailText(p.LastLines))
+		shown++
 	}
-	out := strings.TrimSpace(strings.Join(lines, "\n"))
-	if open != "" {
-		out += "\n" + open
+}
+
+func tailText(lines []string) string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = cutLine(l)
 	}
-	return out
+	return strings.Join(out, "\n")
 }
 
 // codeSpan renders s as an inline code span whose delimiter is longer than
 // any backtick run inside it.
 func codeSpan(s string) string {
-	s = strings.TrimSpace(strings.NewReplacer("\r", " ", "\n", " ").Replace(cleanControl(s)))
+	// One line, as inline text and heading ids read it (see anchors.go).
+	s = inlineText(s)
+	s = breakTemplates(s)
 	if s == "" {
 		return ""
 	}
@@ -488,142 +689,37 @@ func codeSpan(s string) string {
 	return d + s + d
 }
 
-func (w *mdWriter) replicas(rs []report.Replica, lvl int) {
-	w.printf("%s %s\n\n", heading(lvl), w.t("replicas.title"))
-	if len(rs) == 0 {
-		w.printf("%s\n\n", w.t("replicas.none"))
-		return
+// codeCell is codeSpan inside a GFM table cell: a pipe, even in a code
+// span, would end the cell, so it is escaped (GitHub and goldmark show
+// "\|" in a cell's code span as "|").
+func codeCell(s string) string { return strings.ReplaceAll(codeSpan(s), "|", "\\|") }
+
+// breakTemplates keeps template delimiters in quoted names from reaching
+// a template engine a Markdown file may pass through (Liquid in Jekyll
+// runs before Markdown, code spans included): a zero-width space between
+// the two characters reads the same and matches nothing.
+func breakTemplates(s string) string {
+	if !strings.ContainsAny(s, "{}") {
+		return s
 	}
-	cols := []string{"type", "expected", "created", "pending", "running", "succeeded", "failed", "restarts"}
-	w.printf("|")
-	for _, c := range cols {
-		w.printf(" %s |", w.t("replicas."+c))
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		b.WriteByte(s[i])
+		if i+1 < len(s) && templatePair(s[i], s[i+1]) {
+			b.WriteString("\u200b")
+		}
 	}
-	w.printf("\n| --- |%s\n", strings.Repeat(" ---: |", len(cols)-1))
-	for _, r := range rs {
-		w.printf("| %s | %d | %d | %d | %d | %d | %s | %d |\n",
-			escapeInline(r.Type), r.Expected, r.Created, r.Pending, r.Running, r.Succeeded,
-			emphasiseNonZero(r.Failed), r.Restarts)
-	}
-	w.printf("\n")
+	return b.String()
 }
 
-func emphasiseNonZero(n int) string {
-	if n > 0 {
-		return "**" + strconv.Itoa(n) + "**"
+func templatePair(a, b byte) bool {
+	switch {
+	case a == '{':
+		return b == '{' || b == '%' || b == '#'
+	case b == '}':
+		return a == '}' || a == '%' || a == '#'
 	}
-	return "0"
-}
-
-func (w *mdWriter) timeline(es []report.Entry, lvl int) {
-	w.printf("%s %s\n\n", heading(lvl), w.t("timeline.title"))
-	if len(es) == 0 {
-		w.printf("%s\n\n", w.t("timeline.none"))
-		return
-	}
-	shown := es
-	cut := len(es) > timelineHead+timelineTail
-	if cut {
-		w.printf("> %s\n\n", escapeInline(Tf(w.lang, "timeline.trimmed",
-			"shown", strconv.Itoa(timelineHead), "tail", strconv.Itoa(timelineTail), "total", strconv.Itoa(len(es)))))
-	}
-	w.printf("| %s | %s | %s | %s |\n| --- | --- | --- | --- |\n",
-		w.t("timeline.time"), w.t("timeline.kind"), w.t("timeline.object"), w.t("timeline.text"))
-	row := func(e report.Entry) {
-		kind := e.Kind
-		switch kind {
-		case "condition", "pod", "container", "event":
-			kind = T(w.lang, "timeline.kind."+kind)
-		}
-		kindCell := escapeInline(kind)
-		if e.Warning {
-			kindCell = "**" + markerWarning + " " + kindCell + "**"
-		}
-		text := e.Text
-		if w.lang == "zh" && e.TextZh != "" {
-			text = e.TextZh
-		}
-		w.printf("| %s | %s | %s | %s |\n", escapeInline(formatTime(e.Time)), kindCell,
-			escapeInline(e.Object), escapeInline(text))
-	}
-	if cut {
-		shown = es[:timelineHead]
-	}
-	for _, e := range shown {
-		row(e)
-	}
-	if cut {
-		w.printf("| … | | | |\n")
-		for _, e := range es[len(es)-timelineTail:] {
-			row(e)
-		}
-	}
-	w.printf("\n")
-}
-
-func (w *mdWriter) progress(p *report.Progress, lvl int) {
-	if p == nil {
-		return
-	}
-	var items []string
-	add := func(key, val string) { items = append(items, "- "+w.label(key)+" "+val) }
-	if p.LastStep != nil {
-		s := strconv.FormatInt(*p.LastStep, 10)
-		if p.TotalSteps != nil && *p.TotalSteps > 0 {
-			s += fmt.Sprintf(" / %d (%.1f%%)", *p.TotalSteps, 100*float64(*p.LastStep)/float64(*p.TotalSteps))
-		}
-		add("progress.last_step", escapeInline(s))
-	}
-	if p.LastStepTime != "" {
-		add("progress.last_step_time", escapeInline(formatTime(p.LastStepTime)))
-	}
-	if p.Throughput > 0 {
-		add("progress.throughput", escapeInline(formatQuantity(p.Throughput, p.ThroughputUnit)))
-	}
-	if p.BaselineThroughput > 0 {
-		add("progress.baseline", escapeInline(formatQuantity(p.BaselineThroughput, p.ThroughputUnit)))
-	}
-	if p.LastLoss != nil {
-		add("progress.loss", escapeInline(strconv.FormatFloat(*p.LastLoss, 'g', 5, 64)))
-	}
-	if p.CheckpointStep != nil || p.CheckpointTime != "" {
-		var s string
-		if p.CheckpointStep != nil {
-			s = Tf(w.lang, "progress.checkpoint_at", "step", strconv.FormatInt(*p.CheckpointStep, 10))
-		}
-		if p.CheckpointTime != "" {
-			if s != "" {
-				s += " · "
-			}
-			s += formatTime(p.CheckpointTime)
-		}
-		add("progress.checkpoint", escapeInline(s))
-	}
-	if p.GPUUtilization != nil {
-		add("progress.gpu", escapeInline(strconv.FormatFloat(*p.GPUUtilization, 'f', 0, 64)+"%"))
-	}
-	if len(items) == 0 {
-		return
-	}
-	w.printf("%s %s\n\n%s\n\n", heading(lvl), w.t("progress.title"), strings.Join(items, "\n"))
-}
-
-func formatQuantity(v float64, unit string) string {
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if v >= 100 {
-		s = strconv.FormatFloat(v, 'f', 0, 64)
-	} else if v >= 1 {
-		s = strconv.FormatFloat(v, 'f', 1, 64)
-	}
-	if unit != "" {
-		s += " " + unit
-	}
-	return s
-}
-
-// explanation shows the optional LLM text (see explanation.go).
-func (w *mdWriter) explanation(e *report.Explanation, lvl int) {
-	w.b.WriteString(explanationMarkdown(e, w.lang, lvl))
+	return false
 }
 
 func (w *mdWriter) footer(rep *report.Report, version string) {
@@ -639,4 +735,12 @@ func (w *mdWriter) footer(rep *report.Report, version string) {
 		ts = T(w.lang, "progress.unknown")
 	}
 	w.printf("---\n\n*%s*\n", escapeInline(Tf(w.lang, "report.footer", "time", ts, "version", v)))
+}
+
+// headlineText is "Not healthy: GPU out of memory".
+func headlineText(state, headline, lang string) string {
+	if headline == "" {
+		return StateLabel(lang, state)
+	}
+	return Tf(lang, "verdict.headline", "state", StateLabel(lang, state), "what", headline)
 }

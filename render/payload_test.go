@@ -46,7 +46,15 @@ func assertPayloadsLiteral(t *testing.T, rep *report.Report) {
 				return ast.WalkContinue, nil
 			}
 			switch n := n.(type) {
-			case *ast.RawHTML, *ast.HTMLBlock:
+			case *ast.HTMLBlock:
+				for i := 0; i < n.Lines().Len(); i++ {
+					seg := n.Lines().At(i)
+					l := strings.TrimSpace(string(seg.Value(md)))
+					if l != "" && !detailsLine.MatchString(l) && !summaryLine.MatchString(l) {
+						t.Errorf("%s markdown: raw HTML %q", lang, l)
+					}
+				}
+			case *ast.RawHTML:
 				t.Errorf("%s markdown: raw HTML node %s", lang, n.Kind())
 			case *ast.Link:
 				if !bytes.HasPrefix(n.Destination, []byte("#")) {

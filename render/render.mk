@@ -12,11 +12,13 @@ browser-deps: ## install headless Chromium and CJK/emoji fonts for the browser t
 			chromium fonts-noto-cjk fonts-noto-color-emoji; \
 	else echo "chromium present: $(CHROMIUM)"; fi
 
-screenshots: browser-deps ## write out/screenshots/report.{en,zh}.png (and phone-sized dark variants)
-	@mkdir -p $(SCREENSHOT_DIR) && rm -f $(SCREENSHOT_DIR)/report.*.png
+screenshots: browser-deps ## write out/screenshots/: site index, failed and running job, rule pages (en, zh; 1400 and 390 px) and the standalone report
+	@mkdir -p $(SCREENSHOT_DIR) && rm -f $(SCREENSHOT_DIR)/report.*.png $(SCREENSHOT_DIR)/site-*.png
 	TRAINDOC_REQUIRE_BROWSER=1 TRAINDOC_SCREENSHOTS=$(abspath $(SCREENSHOT_DIR)) CHROMIUM=$(CHROMIUM) \
 		$(GO) test -count=1 -run 'TestBrowserScreenshots' ./render/
-	@ls -1 $(SCREENSHOT_DIR)/report.*.png
+	TRAINDOC_REQUIRE_BROWSER=1 TRAINDOC_SCREENSHOTS=$(abspath $(SCREENSHOT_DIR)) CHROMIUM=$(CHROMIUM) \
+		$(GO) test -count=1 -run 'TestSiteScreenshots' ./site/
+	@ls -1 $(SCREENSHOT_DIR)/*.png
 
 test-render: browser-deps ## render tests incl. headless Chromium (console errors, network requests, payloads)
 	TRAINDOC_REQUIRE_BROWSER=1 CHROMIUM=$(CHROMIUM) $(GO) test -count=1 ./render/... ./internal/browser/

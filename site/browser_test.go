@@ -223,33 +223,39 @@ func TestBrowserSite(t *testing.T) {
 	if !strings.HasPrefix(jobPath, "en/jobs/") {
 		t.Fatalf("job link led to %s", jobPath)
 	}
-	tb.wantText("job page", "Findings at a glance", "Primary cause", "CUDA")
-	anchors := eval[int](tb, `document.querySelectorAll(".glance a[href^='#f-']").length`)
-	targets := eval[int](tb, `Array.from(document.querySelectorAll(".glance a[href^='#f-']")).filter(a => document.getElementById(a.getAttribute("href").slice(1))).length`)
-	if anchors == 0 || anchors != targets {
-		t.Errorf("finding permalinks: %d links, %d resolve", anchors, targets)
+	tb.wantText("job page", "Not healthy", "Where", "Who acts", "Primary cause", "CUDA")
+	if first := eval[string](tb, `document.querySelector("main h1, main h2").tagName`); first != "H1" {
+		t.Errorf("the first heading of the job page is %s, want the job's h1", first)
 	}
-	eval[bool](tb, `(() => { location.hash = document.querySelector(".glance a[href^='#f-']").getAttribute("href"); return true; })()`)
+	links := eval[int](tb, `document.querySelectorAll("article a[href^='#']").length`)
+	resolved := eval[int](tb, `Array.from(document.querySelectorAll("article a[href^='#']")).filter(a => document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1)))).length`)
+	if links == 0 || links != resolved {
+		t.Errorf("in-page links: %d, %d resolve", links, resolved)
+	}
+	eval[bool](tb, `(() => { location.hash = "primary-cause"; return true; })()`)
 
-	// 5. Switch language: same job, in Chinese, same finding.
+	// 5. Switch language: same job, in Chinese, same place on the page.
 	hash := eval[string](tb, "location.hash")
 	tb.click("#lang-switch", strings.Replace(jobPath, "en/", "zh/", 1))
 	if got := eval[string](tb, "document.documentElement.lang"); got != "zh-CN" {
 		t.Errorf("lang = %q after switching", got)
 	}
 	if got := eval[string](tb, "location.hash"); got != hash {
-		t.Errorf("language switch dropped the finding anchor: %q, want %q", got, hash)
+		t.Errorf("language switch dropped the anchor: %q, want %q", got, hash)
 	}
-	tb.wantText("Chinese job page", "发现一览", "主要原因", "显存")
+	tb.wantText("Chinese job page", "不健康", "位置", "处理方", "主要原因", "显存")
 
 	// 6. Follow the primary finding's rule link.
-	tb.click(".glance a.rule-link", ".html")
+	tb.click("article a.rule-link", ".html")
 	if rp := tb.path(); !strings.HasPrefix(rp, "zh/rules/") {
 		t.Fatalf("rule link led to %s", rp)
 	}
-	tb.wantText("rule page", "处理建议", "Rego 源码", "最新一次运行中有此发现的作业")
+	tb.wantText("rule page", "处理建议", "Rego 源码", "最新一次运行中有此发现的作业", "修改这条规则", "测试", "policies/rules/")
 	if n := eval[int](tb, `document.querySelectorAll("pre.rego span.k").length`); n == 0 {
 		t.Error("rule source is not highlighted")
+	}
+	if n := eval[int](tb, `document.querySelectorAll("pre.rego .l[data-n]").length`); n < 10 {
+		t.Errorf("rule source has %d numbered lines", n)
 	}
 	if n := eval[int](tb, `document.querySelectorAll("ul.mono li").length`); n == 0 {
 		t.Error("rule page lists no snapshot that exercises it")
@@ -257,10 +263,10 @@ func TestBrowserSite(t *testing.T) {
 
 	// Trends render as SVG without scripts.
 	tb.click(`nav.bar a[href$="trends.html"]`, "zh/trends.html")
-	if n := eval[int](tb, `document.querySelectorAll("figure.chart svg rect").length`); n == 0 {
-		t.Error("trends page draws no bars")
+	if n := eval[int](tb, `document.querySelectorAll("figure.chart svg polyline").length`); n == 0 {
+		t.Error("trends page draws no lines")
 	}
-	tb.wantText("trends", "热点节点", "gpu-a100-07")
+	tb.wantText("trends", "热点节点", "gpu-a100-07", "与上一次运行相比", "按命名空间")
 
 	checkQuiet(t, p, site)
 }
@@ -313,8 +319,10 @@ func TestBrowserKeyboardAndPhone(t *testing.T) {
 	checkQuiet(t, p, site)
 }
 
-// TestSiteScreenshots writes the index and a job page in both languages,
-// and phone-sized dark variants, when TRAINDOC_SCREENSHOTS names a folder.
+// TestSiteScreenshots writes the index, a failed job, a running job, a
+// rule page, the rule catalogue and the trends in both languages at
+// desktop (1400 px) and phone (390 px) width, when TRAINDOC_SCREENSHOTS
+// names a folder (make screenshots).
 func TestSiteScreenshots(t *testing.T) {
 	dir := os.Getenv(screenshotEnv)
 	if dir == "" {
@@ -322,51 +330,119 @@ func TestSiteScreenshots(t *testing.T) {
 	}
 	b := startBrowser(t)
 	site := builtSite(t)
-	job := ""
-	entries, err := os.ReadDir(filepath.Join(site, "en", "jobs"))
-	if err != nil {
-		t.Fatal(err)
+	pages := []struct{ name, page string }{
+		{"index", "index.html"},
+		{"job-failed", "jobs/pretrain.gpt-7b-pretrain.html"},
+		{"job-running", "jobs/foundation.llama3-70b-sft.html"},
+		{"rule", "rules/exec-cuda-oom.html"},
+		{"rules", "rules/index.html"},
+		{"trends", "trends.html"},
 	}
-	for _, e := range entries {
-		if strings.Contains(e.Name(), "llama13b-sft") {
-			job = e.Name()
-		}
-	}
-	if job == "" {
-		job = entries[0].Name()
-	}
-	shots := []struct {
-		name, page string
-		opts       browser.Options
+	widths := []struct {
+		name string
+		opts browser.Options
 	}{
-		{"site-index.en.png", "en/index.html", browser.Options{}},
-		{"site-index.zh.png", "zh/index.html", browser.Options{}},
-		{"site-job.en.png", "en/jobs/" + job, browser.Options{}},
-		{"site-job.zh.png", "zh/jobs/" + job, browser.Options{}},
-		{"site-rule.zh.png", "zh/rules/exec-cuda-oom.html", browser.Options{}},
-		{"site-trends.en.png", "en/trends.html", browser.Options{}},
-		{"site-rules.en.png", "en/rules/index.html", browser.Options{}},
-		{"site-categories.en.png", "en/categories/index.html", browser.Options{}},
-		{"site-index.zh.phone-dark.png", "zh/index.html", browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
-		{"site-job.en.phone-dark.png", "en/jobs/" + job, browser.Options{Width: 390, Height: 844, Scale: 2, Dark: true}},
+		{"1400", browser.Options{Width: 1400, Height: 900}},
+		{"390", browser.Options{Width: 390, Height: 844, Scale: 2}},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range shots {
-		p, err := b.Open(filepath.Join(site, filepath.FromSlash(s.page)), s.opts)
-		if err != nil {
-			t.Fatal(err)
+	for _, pg := range pages {
+		for _, lang := range languages {
+			for _, w := range widths {
+				file := filepath.Join(site, lang, filepath.FromSlash(pg.page))
+				p, err := b.Open(file, w.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				png, err := p.Screenshot()
+				p.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := filepath.Join(dir, "site-"+pg.name+"."+lang+"."+w.name+".png")
+				if err := os.WriteFile(out, png, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				t.Logf("wrote %s", out)
+			}
 		}
-		png, err := p.Screenshot()
-		p.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := filepath.Join(dir, s.name)
-		if err := os.WriteFile(out, png, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("wrote %s", out)
 	}
+}
+
+// TestBrowserReader checks what a reader met on a phone and in search:
+// nothing scrolls sideways on a 64-pod job page or the index, the counts
+// on the index stay on one line, error text, exit codes, pods and nodes
+// find their job, and following a link to a folded finding opens it.
+func TestBrowserReader(t *testing.T) {
+	b := startBrowser(t)
+	site := builtSite(t)
+	phone := browser.Options{Width: 390, Height: 844, Scale: 2}
+	for _, page := range []string{"en/jobs/foundation.llm70b-pt.html", "zh/jobs/foundation.llm70b-pt.html", "zh/index.html", "en/trends.html", "zh/rules/exec-cuda-oom.html"} {
+		p, err := b.Open(filepath.Join(site, filepath.FromSlash(page)), phone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := &tab{t: t, p: p, site: site}
+		tb.waitFor("load", `document.readyState === "complete"`)
+		// Open every fold: what is inside must fit too.
+		eval[bool](tb, `(() => { document.querySelectorAll("details").forEach(d => d.open = true); return true; })()`)
+		if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
+			wide := eval[string](tb, `Array.from(document.querySelectorAll("main *")).filter(e => e.getBoundingClientRect().right > 391).slice(0, 3).map(e => e.tagName + "." + e.className).join(", ")`)
+			t.Errorf("%s is %dpx wide on a 390px phone (%s)", page, w, wide)
+		}
+		if strings.HasSuffix(page, "index.html") {
+			// A count is one line, however narrow its box.
+			tall := eval[int](tb, `Array.from(document.querySelectorAll(".stat .num")).filter(n => n.getBoundingClientRect().height > 2.2 * parseFloat(getComputedStyle(n).fontSize)).length`)
+			if tall > 0 {
+				t.Errorf("%s: %d counts wrap", page, tall)
+			}
+		}
+		checkQuiet(t, p, site)
+		p.Close()
+	}
+
+	p, err := b.Open(filepath.Join(site, "en", "index.html"), browser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	tb := &tab{t: t, p: p, site: site}
+	tb.waitFor("filters ready", `document.getElementById("count").textContent !== ""`)
+	for _, s := range []struct{ q, wantID string }{
+		{"DistBackendError", "ml-research.bert-large-pretrain"},
+		{"137", "ml-research.bert-large-pretrain"},
+		{"OOMKilled", "ml-research.bert-large-pretrain"},
+		{"llm70b-pt-worker-4", "foundation.llm70b-pt"},
+		{"ip-10-1-57-202", "foundation.llm70b-pt"},
+		{"不健康 显存", "foundation.llm70b-pt"},
+	} {
+		ids := eval[[]string](tb, fmt.Sprintf(`TRAINDOC.search(TRAINDOC.buildIndex(TRAINDOC_SEARCH), %s).filter(h => h.entry.type === "job").map(h => h.entry.id)`, strconv.Quote(s.q)))
+		found := false
+		for _, id := range ids {
+			found = found || id == s.wantID
+		}
+		if !found {
+			t.Errorf("search %q finds %v, want %s among them", s.q, ids, s.wantID)
+		}
+	}
+	if ph := eval[string](tb, `document.getElementById("q").placeholder`); !strings.Contains(ph, "error text") || !strings.Contains(ph, "exit code") {
+		t.Errorf("the search box does not say what it finds: %q", ph)
+	}
+
+	// A link to a consequence folded under the primary opens its fold.
+	job, err := b.Open(filepath.Join(site, "en", "jobs", "pretrain.gpt-7b-pretrain.html"), browser.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Close()
+	jt := &tab{t: t, p: job, site: site}
+	jt.waitFor("load", `document.readyState === "complete"`)
+	if eval[bool](jt, `document.getElementById("consequence-collective-operation-timed-out").closest("details").open`) {
+		t.Fatal("the consequence is open before anyone asked")
+	}
+	eval[bool](jt, `(() => { location.hash = "consequence-collective-operation-timed-out"; return true; })()`)
+	jt.waitFor("the fold of the linked finding to open", `document.getElementById("consequence-collective-operation-timed-out").closest("details").open`)
+	checkQuiet(t, job, site)
 }

@@ -3,6 +3,8 @@ package site
 import (
 	"context"
 	"flag"
+	"github.com/traindoc/traindoc/engine/diagnose"
+	"github.com/traindoc/traindoc/render"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +23,10 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // `make demo-site` builds from all of them.
 var testFixtures = []string{
 	"cascade-cuda-oom-nccl-timeout",
+	"cascade-512-ranks",
+	"seed-master-oom-137",
+	"healthy-noisy-running",
+	"job-debug-mode",
 	"exec-cuda-oom",
 	"exec-nccl-timeout",
 	"node-failure",
@@ -56,6 +62,26 @@ var (
 	fixtureErr   error
 )
 
+// collectSnapshots is what the site command does: diagnose the snapshots
+// of a new run (with their paths hidden), then collect them with saved
+// reports into a site's input.
+func collectSnapshots(ctx context.Context, reports, snapshots, policies []string) (Input, error) {
+	d, err := diagnose.New(ctx, diagnose.Options{Policies: policies, Version: "test"})
+	if err != nil {
+		return Input{}, err
+	}
+	reps, err := d.All(ctx, snapshots)
+	if err != nil {
+		return Input{}, err
+	}
+	current := make([]Labeled, len(reps))
+	for i, rep := range reps {
+		render.HidePaths(rep, []string{snapshots[i]})
+		current[i] = Labeled{Label: render.DisplayPath(snapshots[i]), Report: rep}
+	}
+	return Collect(Sources{Reports: reports, Current: current, Engine: d.Engine(), Policies: policies, Version: "test"})
+}
+
 // fixtureSiteInput diagnoses the test fixtures once per test binary, with
 // the saved history runs before them and the test user policy loaded.
 func fixtureSiteInput(t testing.TB) Input {
@@ -63,12 +89,7 @@ func fixtureSiteInput(t testing.TB) Input {
 	fixtureOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
-		fixtureInput, fixtureErr = Collect(ctx, Sources{
-			Reports:   historyReports(t),
-			Snapshots: fixtureDirs(),
-			Policies:  []string{filepath.Join("testdata", "policies")},
-			Version:   "test",
-		})
+		fixtureInput, fixtureErr = collectSnapshots(ctx, historyReports(t), fixtureDirs(), []string{filepath.Join("testdata", "policies")})
 	})
 	if fixtureErr != nil {
 		t.Fatalf("collect fixture site input: %v", fixtureErr)
@@ -80,11 +101,7 @@ func fixtureSiteInput(t testing.TB) Input {
 // user policy.
 func reportsInput(t testing.TB) Input {
 	t.Helper()
-	in, err := Collect(context.Background(), Sources{
-		Reports:  historyReports(t),
-		Policies: []string{filepath.Join("testdata", "policies")},
-		Version:  "test",
-	})
+	in, err := collectSnapshots(context.Background(), historyReports(t), nil, []string{filepath.Join("testdata", "policies")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,44 +3,10 @@ package site
 import (
 	"io/fs"
 	"regexp"
-	"sort"
-	"strings"
 	"testing"
-)
 
-func TestLabelParity(t *testing.T) {
-	c, err := loadLabels()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, lang := range languages {
-		for key, v := range c[lang] {
-			if strings.TrimSpace(v) == "" {
-				t.Errorf("%s: %s is empty", lang, key)
-			}
-		}
-	}
-	for key := range c["en"] {
-		if _, ok := c["zh"][key]; !ok {
-			t.Errorf("zh.yaml lacks %s", key)
-		}
-	}
-	for key := range c["zh"] {
-		if _, ok := c["en"][key]; !ok {
-			t.Errorf("en.yaml lacks %s (present in zh.yaml)", key)
-		}
-	}
-	// Placeholders must agree, or a translation silently drops a value.
-	ph := regexp.MustCompile(`\{[a-z]+\}`)
-	for key, en := range c["en"] {
-		a, b := ph.FindAllString(en, -1), ph.FindAllString(c["zh"][key], -1)
-		sort.Strings(a)
-		sort.Strings(b)
-		if strings.Join(a, ",") != strings.Join(b, ",") {
-			t.Errorf("%s: placeholders %v in en, %v in zh", key, a, b)
-		}
-	}
-}
+	"github.com/traindoc/traindoc/render"
+)
 
 // TestTemplateKeysExist: every key the templates ask for is in the
 // catalogue; T would otherwise show the bare key.
@@ -71,8 +37,8 @@ func TestTemplateKeysExist(t *testing.T) {
 func TestCategoryLabels(t *testing.T) {
 	in := reportsInput(t)
 	for cat := range in.Categories {
-		if !hasLabel("cat." + cat) {
-			t.Errorf("no label cat.%s", cat)
+		if !render.HasCategoryLabel(cat) {
+			t.Errorf("no label terms.category.%s", cat)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/render"
 )
 
 // model is everything the templates show, computed once for both
@@ -30,28 +31,19 @@ type model struct {
 // jobView is one job of the latest run with what the index shows.
 type jobView struct {
 	*report.Job
-	Slug     string
+	Slug string
+	// State is healthy, unhealthy, suspended or debug (render.JobState).
+	State    string
 	Severity string
 	Category string
 	Owner    string
 	Time     string
+	// Change is the primary finding's status against the previous run
+	// (new or recurring), nil with one run or a healthy job.
+	Change *change
 	// Findings is the primary finding first, then the others in report
 	// order.
 	Findings []*report.Finding
-}
-
-// Glance is the findings the job's report shows, for the summary at the
-// top of the job page: the report leaves out the "healthy" verdict
-// finding of a healthy job, so it has no anchor to link to.
-func (j *jobView) Glance() []*report.Finding {
-	var out []*report.Finding
-	for _, f := range j.Findings {
-		if j.Healthy && f.Category == report.CategoryHealthy {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
 }
 
 // ruleView is a rule page. Rule is nil for a rule that findings name but
@@ -71,6 +63,13 @@ type ruleView struct {
 	Source      template.HTML
 	Exercised   []string
 	Jobs        []*jobView
+	// Files are where the rule lives, its example lines and its tests;
+	// SourceLines and TestLines are its Rego and its tests as numbered,
+	// highlighted lines; Tests are the names of its tests.
+	Files       RuleFiles
+	SourceLines []template.HTML
+	TestLines   []template.HTML
+	Tests       []string
 }
 
 // categoryView is a category page.
@@ -113,14 +112,46 @@ func newModel(in Input) *model {
 	m.buildRules(in)
 	m.buildCategories(in.Categories)
 	m.Trends = buildTrends(in.Runs)
+	m.markChanges()
 	return m
+}
+
+// markChanges gives each failing job of the latest run the status of its
+// primary finding against the previous run.
+func (m *model) markChanges() {
+	byKey := map[string]*change{}
+	for i := range m.Trends.Changes {
+		c := &m.Trends.Changes[i]
+		if c.Status != statusResolved {
+			byKey[c.JobKey+"\x00"+c.Rule] = c
+		}
+	}
+	for _, j := range m.Jobs {
+		if j.Primary == nil || j.State != render.StateUnhealthy {
+			continue
+		}
+		if c := byKey[j.Key()+"\x00"+j.Primary.Rule]; c != nil {
+			c.Job = j
+			j.Change = c
+		}
+	}
+	for i := range m.Trends.Changes {
+		c := &m.Trends.Changes[i]
+		if c.Job == nil {
+			for _, j := range m.Jobs {
+				if j.Key() == c.JobKey {
+					c.Job = j
+				}
+			}
+		}
+	}
 }
 
 func (m *model) buildJobs() {
 	jobs := make([]*jobView, 0, len(m.Latest.Jobs))
 	for i := range m.Latest.Jobs {
 		j := &m.Latest.Jobs[i]
-		v := &jobView{Job: j, Time: j.CreatedAt}
+		v := &jobView{Job: j, Time: j.CreatedAt, State: render.JobState(j)}
 		if p := j.Primary; p != nil {
 			v.Category, v.Owner = p.Category, p.Owner
 			if !j.Healthy {
@@ -146,12 +177,14 @@ func (m *model) buildJobs() {
 		}
 		jobs = append(jobs, v)
 	}
-	// Worst first: that is what a reader opens the index for. Then by
-	// name, which is also the order slugs are handed out in.
+	// Worst first: that is what a reader opens the index for; held jobs
+	// after failing ones, healthy ones last. Then by name, which is also
+	// the order slugs are handed out in.
+	stateRank := map[string]int{render.StateUnhealthy: 0, render.StateDebug: 1, render.StateSuspended: 2, render.StateHealthy: 3}
 	sort.SliceStable(jobs, func(a, b int) bool {
 		x, y := jobs[a], jobs[b]
-		if x.Healthy != y.Healthy {
-			return !x.Healthy
+		if rx, ry := stateRank[x.State], stateRank[y.State]; rx != ry {
+			return rx < ry
 		}
 		if rx, ry := report.SeverityRank(x.Severity), report.SeverityRank(y.Severity); rx != ry {
 			return rx > ry
@@ -176,12 +209,24 @@ func (m *model) buildRules(in Input) {
 		m.ruleByID[v.ID] = v
 		m.Rules = append(m.Rules, v)
 	}
+	files := in.RuleFiles
+	if files == nil {
+		files = LoadRuleFiles(in.Rules, in.PolicyDirs)
+	}
 	for _, r := range in.Rules {
-		add(&ruleView{
+		v := &ruleView{
 			ID: r.ID, Rule: r, Title: r.Title, Description: r.Description, Message: r.Message,
 			Remediation: r.Remediation, Category: r.Category, Layer: r.Layer, Severity: r.Severity,
-			Owner: r.Owner, Source: highlightRego(r.Source), Exercised: sortedCopy(in.Exercised[r.ID]),
-		})
+			Owner: r.Owner, Exercised: sortedCopy(in.Exercised[r.ID]), Files: files[r.ID],
+		}
+		if r.Source != "" {
+			v.SourceLines = numberedLines(r.Source)
+		}
+		if src := v.Files.TestSource; src != "" {
+			v.TestLines = numberedLines(src)
+			v.Tests = testNames(src)
+		}
+		add(v)
 	}
 	// Rules that findings name but the rule set lacks still get a page, so
 	// that every rule link on a job page resolves.
@@ -246,7 +291,7 @@ func (m *model) buildCategories(taxonomy map[string]string) {
 			c := get(report.CategoryHealthy, "control", false)
 			c.Jobs = append(c.Jobs, j)
 		}
-		if c := m.catByID[j.Category]; c != nil {
+		if c := m.catByID[j.Category]; c != nil && j.State == render.StateUnhealthy {
 			c.Primary++
 		}
 	}

@@ -4,13 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/traindoc/traindoc/render"
 )
 
 // maxSearchText bounds the text indexed per job, so that the index stays
-// small with thousands of jobs; the summary and finding titles come first.
-const maxSearchText = 2400
+// small with thousands of jobs; names, summary and finding titles come
+// first, quoted evidence last.
+const maxSearchText = 6000
+
+// maxEvidenceText bounds the quoted log and event text indexed per job.
+const maxEvidenceText = 3000
 
 // searchEntry is one searchable page. URLs are relative to the language
 // folder, where the index page that loads the script lives.
@@ -37,24 +45,13 @@ func searchIndex(m *model, lang string) ([]byte, error) {
 	}
 	var entries []searchEntry
 	for _, j := range m.Jobs {
-		var parts []string
-		parts = append(parts, j.Kind, j.Namespace, j.Name, j.Phase, j.KindPhase, j.Summary.In(lang))
-		for _, f := range j.Findings {
-			parts = append(parts, f.Title.In(lang), f.Rule, f.Category, categoryLabel(lang, f.Category), f.Message.In(lang))
+		text := joinNonEmpty(jobSearchParts(j, lang, other))
+		if ev := clip(joinNonEmpty(evidenceParts(j)), maxEvidenceText); ev != "" {
+			text = clip(text, maxSearchText-len(ev)-3) + " · " + ev
 		}
-		parts = append(parts, j.Summary.In(other))
-		for _, f := range j.Findings {
-			parts = append(parts, f.Title.In(other), categoryLabel(other, f.Category), f.Message.In(other))
-		}
-		for _, f := range j.Findings {
-			for _, s := range f.Subjects {
-				parts = append(parts, s.Name)
-			}
-		}
-		parts = append(parts, j.Nodes...)
 		entries = append(entries, searchEntry{
 			Type: "job", ID: j.Slug, URL: "jobs/" + j.Slug + ".html",
-			Title: j.Namespace + "/" + j.Name, Sub: j.Kind, Text: clip(joinNonEmpty(parts), maxSearchText),
+			Title: j.Namespace + "/" + j.Name, Sub: j.Kind, Text: clip(text, maxSearchText),
 		})
 	}
 	for _, r := range m.Rules {
@@ -82,6 +79,64 @@ func searchIndex(m *model, lang string) ([]byte, error) {
 	}
 	out := bytes.TrimRight(b.Bytes(), "\n")
 	return append(out, ";\n"...), nil
+}
+
+// jobSearchParts is what finds a job: its names and state in both
+// languages, its findings' titles, rules and categories, the pods and
+// nodes they name, exit codes and reasons.
+func jobSearchParts(j *jobView, lang, other string) []string {
+	parts := []string{j.Kind, j.Namespace, j.Name, j.Phase, j.KindPhase, j.Cluster,
+		render.StateLabel(lang, j.State), render.StateLabel(other, j.State), j.SummaryIn(lang)}
+	for _, f := range j.Findings {
+		parts = append(parts, f.Title.In(lang), f.Rule, f.Category, categoryLabel(lang, f.Category), f.Message.In(lang))
+	}
+	parts = append(parts, j.SummaryIn(other))
+	for _, f := range j.Findings {
+		parts = append(parts, f.Title.In(other), categoryLabel(other, f.Category), f.Message.In(other))
+		for _, s := range f.Subjects {
+			parts = append(parts, s.Name, s.Node)
+		}
+		names := make([]string, 0, len(f.Params))
+		for k := range f.Params {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if s, ok := f.Params[k].(string); ok {
+				parts = append(parts, s)
+			}
+		}
+	}
+	for _, p := range j.Pods {
+		parts = append(parts, p.Name, p.Node, p.State)
+		if p.ExitCode != nil {
+			code := strconv.Itoa(*p.ExitCode)
+			parts = append(parts, "exit "+code, code)
+		}
+	}
+	for _, e := range j.Timeline {
+		if e.Warning {
+			parts = append(parts, e.Reason)
+		}
+	}
+	return append(parts, j.Nodes...)
+}
+
+// evidenceParts are the quoted lines of the job's findings: the log and
+// event text a reader pastes into the search box (an exception name, an
+// error code).
+func evidenceParts(j *jobView) []string {
+	var parts []string
+	for _, f := range j.Findings {
+		for _, e := range f.Evidence {
+			lines := strings.Split(strings.TrimSpace(e.Text), "\n")
+			if len(lines) > 3 {
+				lines = lines[len(lines)-3:]
+			}
+			parts = append(parts, lines...)
+		}
+	}
+	return parts
 }
 
 func joinNonEmpty(parts []string) string {

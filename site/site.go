@@ -40,6 +40,13 @@ type Input struct {
 	// Version is the traindoc version that builds the site; the newest
 	// report's version is used when empty.
 	Version string
+	// PolicyDirs are the --policies directories, so that rule pages name
+	// a user rule's file relative to its directory, never by an absolute
+	// path.
+	PolicyDirs []string
+	// RuleFiles are each rule's path, example lines and tests, by rule
+	// ID (see LoadRuleFiles); Render loads them when nil.
+	RuleFiles map[string]RuleFiles
 }
 
 // Files maps slash-separated paths inside the output folder to contents.
@@ -246,13 +253,14 @@ func jobBody(m *model, j *jobView, lang string) (template.HTML, error) {
 	// escaped the way the Markdown renderer escapes code, so only its own
 	// output matches; text inside evidence is escaped and cannot.
 	var pairs []string
+	const code = `<code translate="no">`
 	for _, r := range m.Rules {
-		pairs = append(pairs, "<code>"+template.HTMLEscapeString(r.ID)+"</code>",
-			`<a class="rule-link" href="../rules/`+r.Slug+`.html"><code>`+template.HTMLEscapeString(r.ID)+`</code></a>`)
+		pairs = append(pairs, code+template.HTMLEscapeString(r.ID)+"</code>",
+			`<a class="rule-link" href="../rules/`+r.Slug+`.html">`+code+template.HTMLEscapeString(r.ID)+`</code></a>`)
 	}
 	for _, c := range m.Categories {
-		pairs = append(pairs, "<code>"+template.HTMLEscapeString(c.Name)+"</code>",
-			`<a class="cat-link" href="../categories/`+c.Slug+`.html"><code>`+template.HTMLEscapeString(c.Name)+`</code></a>`)
+		pairs = append(pairs, code+template.HTMLEscapeString(c.Name)+"</code>",
+			`<a class="cat-link" href="../categories/`+c.Slug+`.html">`+code+template.HTMLEscapeString(c.Name)+`</code></a>`)
 	}
 	linked := strings.NewReplacer(pairs...).Replace(string(frag))
 	// Safe: goldmark output with raw HTML disabled, plus links whose
@@ -352,29 +360,14 @@ func (p *page) CatHref(name string) string {
 // Cat is a category's name for people, falling back to its ID.
 func (p *page) Cat(name string) string { return categoryLabel(p.Lang, name) }
 
-// Sev, Owner and Layer translate enumerations, keeping unknown values.
-func (p *page) Sev(s string) string            { return enumLabel(p.Lang, "severity.", s) }
-func (p *page) Owner(s string) string          { return enumLabel(p.Lang, "owner.", s) }
-func (p *page) Layer(s string) string          { return enumLabel(p.Lang, "layer.", s) }
-func (p *page) Time(s string) string           { return formatTime(s) }
-func (p *page) FindingAnchor(id string) string { return render.FindingAnchor(id) }
+// Sev, Owner and Layer translate enumerations with the reports' terms,
+// keeping unknown values.
+func (p *page) Sev(s string) string   { return render.SeverityLabel(p.Lang, s) }
+func (p *page) Owner(s string) string { return render.OwnerShort(p.Lang, s) }
+func (p *page) Layer(s string) string { return render.LayerLabel(p.Lang, s) }
+func (p *page) Time(s string) string  { return formatTime(s) }
 
-func enumLabel(lang, prefix, v string) string {
-	if v == "" {
-		return ""
-	}
-	if hasLabel(prefix + v) {
-		return label(lang, prefix+v)
-	}
-	return v
-}
-
-func categoryLabel(lang, name string) string {
-	if hasLabel("cat." + name) {
-		return label(lang, "cat."+name)
-	}
-	return name
-}
+func categoryLabel(lang, name string) string { return render.CategoryLabel(lang, name) }
 
 // Namespaces, Kinds, Owners and CategoriesUsed are the filter choices on
 // the index.
@@ -389,19 +382,39 @@ func (m *model) CategoriesUsed() []string {
 	return distinct(m.Jobs, func(j *jobView) string { return j.Category })
 }
 
-// HealthyCount counts the latest run's healthy jobs.
-func (m *model) HealthyCount() int { return len(m.Jobs) - m.Unhealthy() }
+// HealthyCount, Unhealthy and Held count the latest run's jobs by state;
+// a suspended job or one in debug mode is held, not failing.
+func (m *model) HealthyCount() int { return m.countState(render.StateHealthy) }
+func (m *model) Unhealthy() int    { return m.countState(render.StateUnhealthy) }
+func (m *model) Held() int {
+	return m.countState(render.StateSuspended) + m.countState(render.StateDebug)
+}
 
-// Unhealthy counts the latest run's jobs that are not healthy.
-func (m *model) Unhealthy() int {
+func (m *model) countState(s string) int {
 	n := 0
 	for _, j := range m.Jobs {
-		if !j.Healthy {
+		if j.State == s {
 			n++
 		}
 	}
 	return n
 }
+
+// States are the job states present, for the index filter.
+func (m *model) States() []string {
+	return distinct(m.Jobs, func(j *jobView) string { return j.State })
+}
+
+// ChangeTitle says since when a failure recurs, for a tooltip.
+func (p *page) ChangeTitle(c *change) string {
+	if c.Status == statusRecurring {
+		return p.Tf("change.recurring_title", "n", c.Streak, "since", formatTime(c.Since))
+	}
+	return p.T("change." + c.Status + "_title")
+}
+
+// State names a job state for people.
+func (p *page) State(s string) string { return render.StateLabel(p.Lang, s) }
 
 // TopCategories are the categories most often primary among unhealthy
 // jobs, at most six.
@@ -424,6 +437,9 @@ func (m *model) TopCategories() []*categoryView {
 	return out
 }
 
+// Example is the worked example of a user rule on the catalogue page.
+func (m *model) Example() []exampleFile { return exampleRule() }
+
 // RulesOfLayer and CategoriesOfLayer group the catalogue pages.
 func (m *model) CategoriesOfLayer(layer string) []*categoryView {
 	var out []*categoryView
@@ -438,6 +454,7 @@ func (m *model) CategoriesOfLayer(layer string) []*categoryView {
 func parseTemplates() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{
 		"add":  func(a, b int) int { return a + b },
+		"pct":  formatPercent,
 		"join": strings.Join,
 		"kv":   kv,
 		"md":   markdown,

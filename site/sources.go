@@ -1,26 +1,35 @@
 package site
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 
-	"github.com/traindoc/traindoc/engine/diagnose"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/report"
 )
 
-// Sources say what a site is built from: saved reports (earlier runs),
-// snapshot directories (one new run, diagnosed now), and the rules.
+// Sources say what a site is built from: saved reports (earlier runs), the
+// run diagnosed now (one report per snapshot), and the rules. The site
+// renders reports; it never runs a diagnosis itself.
 type Sources struct {
-	Reports   []string
-	Snapshots []string
-	Policies  []string
-	DataFiles []string
-	Version   string
+	Reports []string
+	Current []Labeled
+	// Engine is the rule set the catalogue documents.
+	Engine *policy.Engine
+	// Policies are the user policy directories, to show rule files by
+	// their path there.
+	Policies []string
+	Version  string
+}
+
+// Labeled is one snapshot's report with the name the site shows for the
+// snapshot.
+type Labeled struct {
+	Label  string
+	Report *report.Report
 }
 
 // ExpandReports turns report arguments into files: a directory stands for
@@ -50,17 +59,19 @@ func ExpandReports(args []string) ([]string, error) {
 	return out, nil
 }
 
-// ErrNoInput means neither reports nor snapshots were given.
+// ErrNoInput means neither reports nor a current run were given.
 var ErrNoInput = errors.New("give --snapshot DIR or --reports FILE.json (or both)")
 
-// Collect reads the reports, diagnoses the snapshots into one run and
-// loads the rules for the catalogue. The rules are loaded even when only
-// reports are given: the catalogue documents the rules of this build.
-func Collect(ctx context.Context, src Sources) (Input, error) {
-	if len(src.Reports) == 0 && len(src.Snapshots) == 0 {
+// Collect reads the saved reports, merges the current run's reports into
+// one run, and takes the rules for the catalogue.
+func Collect(src Sources) (Input, error) {
+	if len(src.Reports) == 0 && len(src.Current) == 0 {
 		return Input{}, ErrNoInput
 	}
-	in := Input{Version: src.Version, Exercised: map[string][]string{}}
+	if src.Engine == nil {
+		return Input{}, errors.New("site: no rule set for the catalogue")
+	}
+	in := Input{Version: src.Version, Exercised: map[string][]string{}, PolicyDirs: src.Policies}
 	reports, err := ExpandReports(src.Reports)
 	if err != nil {
 		return Input{}, err
@@ -72,71 +83,35 @@ func Collect(ctx context.Context, src Sources) (Input, error) {
 		}
 		in.Runs = append(in.Runs, r)
 	}
-	var engine *policy.Engine
-	if len(src.Snapshots) > 0 {
-		d, err := diagnose.New(ctx, diagnose.Options{Policies: src.Policies, DataFiles: src.DataFiles, Version: src.Version})
-		if err != nil {
-			return Input{}, err
+	if len(src.Current) > 0 {
+		reps := make([]*report.Report, len(src.Current))
+		labels := make([]string, len(src.Current))
+		for i, c := range src.Current {
+			reps[i], labels[i] = c.Report, c.Label
+			exercise(in.Exercised, c.Report, c.Label)
 		}
-		engine = d.Engine()
-		run, err := diagnoseAll(ctx, d, src.Snapshots, in.Exercised)
-		if err != nil {
-			return Input{}, err
+		for rule := range in.Exercised {
+			sort.Strings(in.Exercised[rule])
 		}
-		in.Runs = append(in.Runs, run)
-	} else {
-		e, err := policy.Load(ctx, policy.Options{Dirs: src.Policies, DataFiles: src.DataFiles})
-		if err != nil {
-			return Input{}, err
-		}
-		engine = e
+		in.Runs = append(in.Runs, report.Merge(reps, labels))
 	}
-	in.Rules = engine.Rules()
-	in.Categories = engine.Categories()
+	in.Rules = src.Engine.Rules()
+	in.Categories = src.Engine.Categories()
+	in.RuleFiles = LoadRuleFiles(in.Rules, src.Policies)
 	SortRuns(in.Runs)
 	return in, nil
 }
 
-// diagnoseAll diagnoses every snapshot directory into one run, as
-// `traindoc diagnose` does with several --snapshot flags, and records
-// which directories exercised which rules.
-func diagnoseAll(ctx context.Context, d *diagnose.Diagnoser, dirs []string, exercised map[string][]string) (*report.Report, error) {
-	var merged *report.Report
-	for _, dir := range dirs {
-		rep, err := d.Diagnose(ctx, dir)
-		if err != nil {
-			return nil, fmt.Errorf("diagnose %s: %w", dir, err)
-		}
-		name := filepath.ToSlash(filepath.Clean(dir))
-		seen := map[string]bool{}
-		for _, j := range rep.Jobs {
-			for _, f := range j.Findings {
-				if !seen[f.Rule] {
-					seen[f.Rule] = true
-					exercised[f.Rule] = append(exercised[f.Rule], name)
-				}
+// exercise records that the snapshot called label exercised the rules of
+// rep's findings.
+func exercise(exercised map[string][]string, rep *report.Report, label string) {
+	seen := map[string]bool{}
+	for _, j := range rep.Jobs {
+		for _, f := range j.Findings {
+			if !seen[f.Rule] {
+				seen[f.Rule] = true
+				exercised[f.Rule] = append(exercised[f.Rule], label)
 			}
 		}
-		if len(dirs) == 1 {
-			return rep, nil
-		}
-		if merged == nil {
-			merged = &report.Report{SchemaVersion: rep.SchemaVersion, Tool: rep.Tool, Source: rep.Source, Warnings: []string{}}
-		}
-		if rep.CollectedAt > merged.CollectedAt {
-			merged.CollectedAt = rep.CollectedAt
-		}
-		if rep.Source != merged.Source {
-			merged.Source = ""
-		}
-		for _, w := range rep.Warnings {
-			merged.Warnings = append(merged.Warnings, name+": "+w)
-		}
-		merged.Jobs = append(merged.Jobs, rep.Jobs...)
 	}
-	for rule := range exercised {
-		sort.Strings(exercised[rule])
-	}
-	merged.Sort()
-	return merged, nil
 }

@@ -2,6 +2,13 @@
 // failed, stalled or never started, and what to do about it.
 package main
 
-import "os"
+import (
+	"os"
 
-func main() { os.Exit(run(os.Args[1:])) }
+	"github.com/traindoc/traindoc/internal/cli"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() { os.Exit(cli.Main(os.Args[1:], cli.StdStreams(), version)) }

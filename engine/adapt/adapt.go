@@ -65,6 +65,7 @@ type index struct {
 	nodes    map[string]*snapshot.Object
 	quotas   map[string][]*snapshot.Object
 	gates    []*snapshot.Object
+	queues   []*snapshot.Object
 	children []*snapshot.Object
 	newest   time.Time
 	// chains memoises ownerChain: every job asks about every pod.
@@ -102,6 +103,8 @@ func newIndex(s *snapshot.Snapshot) *index {
 			ix.quotas[o.Namespace] = append(ix.quotas[o.Namespace], o)
 		case role == kinds.Gate:
 			ix.gates = append(ix.gates, o)
+		case role == kinds.Queue:
+			ix.queues = append(ix.queues, o)
 		case role == kinds.Workload:
 			ix.children = append(ix.children, o)
 		case role == kinds.Job:

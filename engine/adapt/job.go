@@ -46,9 +46,11 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 	for _, c := range workloads {
 		job.Children = append(job.Children, childEvidence(c))
 	}
-	for _, g := range ix.gatesOf(o, owners, pods) {
+	gates := ix.gatesOf(o, owners, pods)
+	for _, g := range gates {
 		job.Admission = append(job.Admission, gateEvidence(g))
 	}
+	job.Queues = ix.queuesOf(o, owners, gates, pods)
 	for _, q := range ix.quotas[o.Namespace] {
 		job.Quotas = append(job.Quotas, evidence.Quota{
 			Name: q.Name, Hard: snapshot.StrMap(q.Raw, "status", "hard"), Used: snapshot.StrMap(q.Raw, "status", "used"),
@@ -372,6 +374,13 @@ func gateEvidence(o *snapshot.Object) evidence.Admission {
 	if n, ok := snapshot.Int(o.Raw, "spec", "minMember"); ok {
 		g.MinMember = &n
 	}
+	g.MinResources = snapshot.StrMap(o.Raw, "spec", "minResources")
+	g.ClusterQueue = snapshot.Str(o.Raw, "status", "admission", "clusterQueue")
+	if a, ok := snapshot.Get(o.Raw, "spec", "active").(bool); ok {
+		g.Active = &a
+	}
+	g.Counts = counts(o.Raw, []string{"status"}, "pending", "running", "succeeded", "failed", "unknown")
+	g.CreatedAt = snapshot.Str(o.Raw, "metadata", "creationTimestamp")
 	return g
 }
 

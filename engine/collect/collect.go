@@ -609,7 +609,7 @@ func (c *collector) findJobs(ctx context.Context) error {
 		sel = s
 	}
 	for i := range knownKinds {
-		if knownKinds[i].Role != kinds.Gate {
+		if r := knownKinds[i].Role; r == kinds.Job || r == kinds.Workload {
 			c.listKind(ctx, i)
 		}
 	}
@@ -638,7 +638,7 @@ func (c *collector) findJobs(ctx context.Context) error {
 	set := nameSet{}
 	matched := map[string]bool{}
 	for i, k := range knownKinds {
-		if k.Role == kinds.Gate {
+		if k.Role != kinds.Job && k.Role != kinds.Workload {
 			continue
 		}
 		for _, o := range c.listed[i] {
@@ -791,29 +791,83 @@ func (c *collector) findPods(ctx context.Context) {
 }
 
 // findContext picks the gates (pod groups, Kueue workloads) that refer to
-// collected jobs, their workloads or their pods.
+// collected jobs, their workloads or their pods, then the queues these name.
 func (c *collector) findContext(ctx context.Context) {
+	gates := c.findGates(ctx)
+	if !c.gone(ctx) {
+		c.findQueues(ctx, gates)
+	}
+}
+
+// findGates picks the gates and returns the registry's view of them.
+func (c *collector) findGates(ctx context.Context) []*kinds.Object {
+	var gates []*kinds.Object
 	for _, k := range knownKinds {
 		if k.Role != kinds.Gate || !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
 			continue
 		}
 		for _, ns := range c.jobNamespaces() {
 			if c.gone(ctx) {
-				return
+				return gates
 			}
 			items, err := c.listDynamic(ctx, k.GVR, ns)
 			if err != nil {
 				if c.failedMiss(ctx, err, snapshot.Missing{What: strings.TrimSuffix(fileFor(k.GVR), ".yaml"), Namespace: ns}, "%s not readable in %s", fileFor(k.GVR), ns) {
+					return gates
+				}
+				continue
+			}
+			for _, o := range items {
+				cleanObject(o, k.GVR.GroupVersion().String(), k.Kind)
+				v := kobj(o)
+				if kinds.GateOf(v, c.kJobs, c.kOwners, c.kPods) && c.pick(fileFor(k.GVR), o) {
+					c.collected.add(k.Kind, ns, o.GetName())
+					gates = append(gates, v)
+				}
+			}
+		}
+	}
+	return gates
+}
+
+// findQueues picks the queues that the collected jobs, workloads, gates and
+// pods name, and the ClusterQueues of the LocalQueues among them. A
+// cluster-scoped queue kind is listed once; a forbidden list is a note.
+func (c *collector) findQueues(ctx context.Context, gates []*kinds.Object) {
+	refs := append(append(append([]*kinds.Object(nil), c.kOwners...), gates...), c.kPods...)
+	var candidates []*kinds.Object
+	byView := map[*kinds.Object]*unstructured.Unstructured{}
+	file := map[*kinds.Object]string{}
+	for _, k := range knownKinds {
+		if k.Role != kinds.Queue || !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+			continue
+		}
+		namespaces := c.jobNamespaces()
+		if k.ClusterScoped {
+			namespaces = []string{metav1.NamespaceAll}
+		}
+		for _, ns := range namespaces {
+			if c.gone(ctx) {
+				return
+			}
+			items, err := c.listDynamic(ctx, k.GVR, ns)
+			if err != nil {
+				if c.failed(ctx, err, "%s not readable in %s", fileFor(k.GVR), nsLabel(ns)) {
 					return
 				}
 				continue
 			}
 			for _, o := range items {
 				cleanObject(o, k.GVR.GroupVersion().String(), k.Kind)
-				if kinds.GateOf(kobj(o), c.kJobs, c.kOwners, c.kPods) && c.pick(fileFor(k.GVR), o) {
-					c.collected.add(k.Kind, ns, o.GetName())
-				}
+				v := kobj(o)
+				candidates = append(candidates, v)
+				byView[v], file[v] = o, fileFor(k.GVR)
 			}
+		}
+	}
+	for _, q := range kinds.QueuesOf(refs, candidates) {
+		if c.pick(file[q], byView[q]) {
+			c.collected.add(q.Kind, q.Namespace, q.Name)
 		}
 	}
 }

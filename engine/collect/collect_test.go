@@ -55,7 +55,7 @@ func newEnv(t *testing.T, objs ...runtime.Object) *env {
 		if byGV[gv] == nil {
 			byGV[gv] = &metav1.APIResourceList{GroupVersion: gv}
 		}
-		byGV[gv].APIResources = append(byGV[gv].APIResources, metav1.APIResource{Name: k.GVR.Resource, Kind: k.Kind, Namespaced: true})
+		byGV[gv].APIResources = append(byGV[gv].APIResources, metav1.APIResource{Name: k.GVR.Resource, Kind: k.Kind, Namespaced: !k.ClusterScoped})
 	}
 	e := &env{
 		cs:  fake.NewClientset(typed...),
@@ -639,6 +639,45 @@ func TestKindsOfTheRegistry(t *testing.T) {
 		"podgroups.scheduling.x-k8s.io.yaml":             {"PodGroup/jax"},
 		"podgroups.scheduler.tensorstack.dev.yaml":       {"PodGroup/sft"},
 		"pytorchtrainingjobs.batch.tensorstack.dev.yaml": {"PyTorchTrainingJob/sft"},
+	} {
+		if got := readList(t, filepath.Join(dir, file)); !slices.Equal(got, want) {
+			t.Errorf("%s = %v, want %v", file, got, want)
+		}
+	}
+}
+
+// TestQueues: the queues a job waits in are collected with it: a Kueue
+// LocalQueue named by the job's label and the ClusterQueue behind it, a
+// Volcano queue named by the pod group; queues nobody names are not.
+func TestQueues(t *testing.T) {
+	field := func(v string, path ...string) func(*unstructured.Unstructured) {
+		return func(u *unstructured.Unstructured) { _ = unstructured.SetNestedField(u.Object, v, path...) }
+	}
+	objs := []runtime.Object{
+		uobj("kubeflow.org/v1", "PyTorchJob", "ml", "kq", withLabels(map[string]string{kinds.LabelKueueQueue: "team-a"})),
+		uobj("kueue.x-k8s.io/v1beta1", "LocalQueue", "ml", "team-a", field("team-a-cq", "spec", "clusterQueue")),
+		uobj("kueue.x-k8s.io/v1beta1", "LocalQueue", "ml", "team-b", field("team-b-cq", "spec", "clusterQueue")),
+		uobj("kueue.x-k8s.io/v1beta1", "ClusterQueue", "", "team-a-cq"),
+		uobj("kueue.x-k8s.io/v1beta1", "ClusterQueue", "", "team-b-cq"),
+		uobj("kubeflow.org/v1", "PyTorchJob", "ml", "vq"),
+		uobj("scheduling.volcano.sh/v1beta1", "PodGroup", "ml", "vq", withOwner("PyTorchJob", "vq"), field("research", "spec", "queue")),
+		uobj("scheduling.volcano.sh/v1beta1", "Queue", "", "research"),
+		uobj("scheduling.volcano.sh/v1beta1", "Queue", "", "default"),
+	}
+	e := newEnv(t, objs...)
+	opts := DefaultOptions()
+	opts.Namespace = "ml"
+	res, dir, err := e.collect(t, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Notes) != 0 {
+		t.Errorf("notes = %q", res.Notes)
+	}
+	for file, want := range map[string][]string{
+		"localqueues.kueue.x-k8s.io.yaml":   {"LocalQueue/team-a"},
+		"clusterqueues.kueue.x-k8s.io.yaml": {"ClusterQueue/team-a-cq"},
+		"queues.scheduling.volcano.sh.yaml": {"Queue/research"},
 	} {
 		if got := readList(t, filepath.Join(dir, file)); !slices.Equal(got, want) {
 			t.Errorf("%s = %v, want %v", file, got, want)

@@ -18,8 +18,11 @@ type kindInfo struct {
 	// filtered by Options.Jobs and Options.Selector; a Workload kind is
 	// collected when linked to a job (and is a job itself when named in
 	// Options.Jobs, or when Standalone and unclaimed); a Gate kind is
-	// collected when it refers to what was collected.
+	// collected when it refers to what was collected; a Queue kind is
+	// collected when a collected job, gate, pod or queue names it.
 	Role kinds.Role
+	// ClusterScoped kinds are listed once, outside any namespace.
+	ClusterScoped bool
 }
 
 // knownKinds lists every version of every registry kind, in registry order.
@@ -31,7 +34,7 @@ var knownKinds = func() []kindInfo {
 		for _, v := range k.Versions {
 			out = append(out, kindInfo{
 				GVR:  schema.GroupVersionResource{Group: k.Group, Version: v, Resource: k.Resource},
-				Kind: k.Kind, Role: k.Role,
+				Kind: k.Kind, Role: k.Role, ClusterScoped: k.ClusterScoped,
 			})
 		}
 	}

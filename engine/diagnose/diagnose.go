@@ -82,12 +82,12 @@ func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, e
 	return d.DiagnoseObserved(ctx, dir, nil)
 }
 
-// DiagnoseAll diagnoses several snapshot directories, a few at a time
+// All diagnoses several snapshot directories, a few at a time
 // (Concurrency), and returns their reports in the order of dirs. A run
 // over many small snapshots would otherwise use one core: each snapshot's
 // jobs are diagnosed concurrently, but a snapshot of one job has nothing
 // to share. The error is the first one in the order of dirs.
-func (d *Diagnoser) DiagnoseAll(ctx context.Context, dirs []string) ([]*report.Report, error) {
+func (d *Diagnoser) All(ctx context.Context, dirs []string) ([]*report.Report, error) {
 	reps := make([]*report.Report, len(dirs))
 	errs := make([]error, len(dirs))
 	var wg sync.WaitGroup

@@ -189,16 +189,16 @@ func TestThresholdOverride(t *testing.T) {
 	}
 }
 
-// TestDiagnoseAllKeepsOrder diagnoses several snapshots at once and checks
+// TestAllKeepsOrder diagnoses several snapshots at once and checks
 // each report is the one Diagnose gives for its directory, in order.
-func TestDiagnoseAllKeepsOrder(t *testing.T) {
+func TestAllKeepsOrder(t *testing.T) {
 	ctx := context.Background()
 	d, err := New(ctx, Options{Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	dirs := []string{"../../fixtures/seed-succeeded", "../../fixtures/exec-cuda-oom", "../../fixtures/pod-image-pull", "../../fixtures/seed-succeeded"}
-	reps, err := d.DiagnoseAll(ctx, dirs)
+	reps, err := d.All(ctx, dirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestDiagnoseAllKeepsOrder(t *testing.T) {
 			t.Errorf("%s: report of %v, want %v", dir, reps[i].Jobs[0].Key(), want.Jobs[0].Key())
 		}
 	}
-	if _, err := d.DiagnoseAll(ctx, []string{"../../fixtures/seed-succeeded", "testdata/no-such-snapshot"}); err == nil {
+	if _, err := d.All(ctx, []string{"../../fixtures/seed-succeeded", "testdata/no-such-snapshot"}); err == nil {
 		t.Error("a missing snapshot is no error")
 	}
 }

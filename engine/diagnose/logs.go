@@ -1,6 +1,7 @@
 package diagnose
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"github.com/traindoc/traindoc/engine/logscan"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // logScanner attaches scanned logs and in-pod outputs to a job's pods. The
@@ -67,6 +69,7 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 		c.Logs = append(c.Logs, lf)
 	}
 	var outputs []target
+	saved := logscan.JobProgress(job.Pods).LastSavedStep
 	for i := range job.Pods {
 		pod := &job.Pods[i]
 		dir, ok := s.PodExec(pod.Namespace, pod.Name)
@@ -74,6 +77,9 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 			continue
 		}
 		out, errs := execout.ParseDirRel(dir, s.Rel(dir), now)
+		if out != nil && out.Checkpoints != nil && saved != nil {
+			out.Checkpoints = checkpointsSaved(dir, out.Checkpoints, now, saved)
+		}
 		pod.Exec = out
 		for _, err := range errs {
 			warnings = append(warnings, err.Error())
@@ -107,6 +113,28 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 	}
 	return warnings
 }
+
+// checkpointsSaved reads a pod's checkpoint listing again knowing the
+// newest save the logs report: a listed checkpoint beyond it is still
+// being written. The first reading stands when the file cannot be read
+// again.
+func checkpointsSaved(dir string, ck *evidence.Checkpoints, now time.Time, saved *int64) *evidence.Checkpoints {
+	data, err := regfile.ReadFile(filepath.Join(dir, path.Base(ck.File)), maxListing)
+	if err != nil {
+		return ck
+	}
+	l, err := execout.ParseCheckpointListing(bytes.NewReader(data), execout.ListingOptions{Now: now, LastSavedStep: saved})
+	if err != nil {
+		return ck
+	}
+	out := l.Evidence()
+	out.File = ck.File
+	return out
+}
+
+// maxListing bounds a checkpoint listing read again, as execout bounds
+// its first reading.
+const maxListing = 4 << 20
 
 func (l *logScanner) scan(ctx context.Context, n int, pathOf func(int) string, workers int) []logscan.FileResult {
 	if n == 0 {

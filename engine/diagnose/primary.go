@@ -1,10 +1,9 @@
 package diagnose
 
 import (
-	"fmt"
 	"slices"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/report"
@@ -23,6 +22,7 @@ type taxonomy interface {
 	JobFallback(category string) bool
 	NoCause(category string) bool
 	Risk(category string) bool
+	Held(category string) bool
 	RootRank(layer string) int
 	Retryable(category string) bool
 }
@@ -39,7 +39,10 @@ type causality struct {
 
 func (c *causality) explains(a, b int) bool {
 	fs := c.fs
-	if a == b || fs[a].Category == fs[b].Category || !c.tax.Explains(fs[a].Category, fs[b].Category) {
+	// A category explains its own kind only where the taxonomy says so (a
+	// kill from outside on one pod, then the teardown's SIGTERM on the
+	// others); the earlier one is then the cause.
+	if a == b || !c.tax.Explains(fs[a].Category, fs[b].Category) {
 		return false
 	}
 	ta, okA := parseTime(fs[a].FirstSeen)
@@ -57,17 +60,40 @@ func (c *causality) fault(i int) bool {
 	return c.fs[i].Category != report.CategoryHealthy && !c.tax.Risk(c.fs[i].Category) && !c.fs[i].Acknowledged
 }
 
-// causeOf returns the fault that causes finding i, preferring prefer, or -1.
+// held says whether finding i is a hold someone put on the job
+// (suspended, debug mode): not a fault, but the cause of what follows.
+func (c *causality) held(i int) bool {
+	return c.tax.Held(c.fs[i].Category) && !c.fs[i].Acknowledged
+}
+
+// cause says whether finding k can be the cause of another: a fault or a
+// hold.
+func (c *causality) cause(k int) bool { return c.fault(k) || c.held(k) }
+
+// causeOf returns the fault or hold that causes finding i, preferring
+// prefer, or -1.
 func (c *causality) causeOf(i, prefer int) int {
-	if prefer >= 0 && c.fault(prefer) && c.causes(prefer, i) {
+	if prefer >= 0 && c.cause(prefer) && c.causes(prefer, i) {
 		return prefer
 	}
 	for k := range c.fs {
-		if c.fault(k) && c.causes(k, i) {
+		if c.cause(k) && c.causes(k, i) {
 			return k
 		}
 	}
 	return -1
+}
+
+// rootOf follows causes from finding i to the finding nothing causes.
+func (c *causality) rootOf(i int) int {
+	for range c.fs {
+		k := c.causeOf(i, -1)
+		if k < 0 || k == i {
+			return i
+		}
+		i = k
+	}
+	return i
 }
 
 // riskCauseOf returns the risk that explains finding i, or -1: a risk that
@@ -120,9 +146,12 @@ func (c *causality) less(a, b *report.Finding) bool {
 //     dropped when the job has another fault at warning or above that
 //     names a cause (a bare exit code does not).
 //  2. The verdict: a job is unhealthy when it has a fault (not a risk,
-//     not the healthy finding) at warning or above.
-//  3. The primary of an unhealthy job is its best root fault; of a healthy
-//     job, the healthy finding. Risks are never the primary.
+//     not the healthy finding, not acknowledged) at warning or above that
+//     does not follow from a hold; else held when someone holds it
+//     (suspended, debug mode); else healthy.
+//  3. The primary of an unhealthy job is its best root fault; of a held
+//     job, the hold; of a healthy job, the healthy finding. Risks are
+//     never the primary.
 //  4. Every other fault caused by a fault is a consequence of it,
 //     preferably of the primary; a fault a risk predicted names that risk
 //     as its cause. Explained fallbacks are dropped.
@@ -132,15 +161,20 @@ func choosePrimary(tax taxonomy, j *report.Job) {
 	for i := range c.fs {
 		c.fs[i].Risk = tax.Risk(c.fs[i].Category)
 	}
-	j.Healthy = true
+	// A fault counts against the job unless it follows from a hold.
+	j.State = report.StateHealthy
 	for i := range c.fs {
-		if c.fault(i) && report.SeverityRank(c.fs[i].Severity) >= report.SeverityRank(report.SeverityWarning) {
-			j.Healthy = false
+		if c.fault(i) && report.SeverityRank(c.fs[i].Severity) >= report.SeverityRank(report.SeverityWarning) && !c.held(c.rootOf(i)) {
+			j.State = report.StateUnhealthy
 		}
 	}
-	primary := pickPrimary(c, j.Healthy)
+	if j.State == report.StateHealthy && slices.ContainsFunc(c.fs, func(f report.Finding) bool { return tax.Held(f.Category) && !f.Acknowledged }) {
+		j.State = report.StateHeld
+	}
+	j.Healthy = j.State == report.StateHealthy
+	primary := pickPrimary(c, j.State)
 	for i := range c.fs {
-		if !c.fault(i) {
+		if !c.cause(i) {
 			continue
 		}
 		if k := c.causeOf(i, primary); k >= 0 && i != primary {
@@ -186,13 +220,23 @@ func dropJobFallbacks(tax taxonomy, j *report.Job) {
 	j.Findings = slices.DeleteFunc(j.Findings, func(f report.Finding) bool { return tax.JobFallback(f.Category) })
 }
 
-func pickPrimary(c *causality, healthy bool) int {
-	if healthy {
+func pickPrimary(c *causality, state string) int {
+	switch state {
+	case report.StateHealthy:
 		for i := range c.fs {
 			if c.fs[i].Category == report.CategoryHealthy {
 				return i
 			}
 		}
+	case report.StateHeld:
+		var held []int
+		for i := range c.fs {
+			if c.held(i) {
+				held = append(held, i)
+			}
+		}
+		c.sortBest(held)
+		return held[0]
 	}
 	if roots := c.roots(); len(roots) > 0 {
 		return roots[0]
@@ -253,62 +297,82 @@ func noFinding() *report.Finding {
 	}
 }
 
+// summaryClauses bounds the summary: the primary and three more clauses,
+// then a count of the rest.
+const summaryClauses = 4
+
 // summary is the one-line reading of the job: the origin, then how the
 // other findings group under it, e.g. "pod w-4 (rank 37): CUDA out of
-// memory; 63 pods: NCCL timeout (consequence)".
+// memory; 63 pods: NCCL timeout (consequence)". It is built as data
+// (j.SummaryParts, translated by renderers) and returned rendered in every
+// language for the JSON's readers.
 func summary(j *report.Job) report.Text {
 	p := j.Primary
+	var parts []report.Part
 	if j.Healthy {
-		return report.Text{En: p.Title.En, Zh: p.Title.Zh}
-	}
-	en := []string{subjectsText(p.Subjects, "en") + p.Title.En}
-	zh := []string{subjectsText(p.Subjects, "zh") + p.Title.Zh}
-	extra := 0
-	for i := range j.Findings {
-		f := &j.Findings[i]
-		if f.ID == p.ID || f.Category == report.CategoryHealthy {
-			continue
+		parts = append(parts, report.Part{Role: report.RoleHealthy, Key: "engine.summary.subject.none", Finding: p.ID})
+	} else {
+		parts = append(parts, subjectsPart(report.RolePrimary, p))
+		extra := 0
+		for i := range j.Findings {
+			f := &j.Findings[i]
+			if f.ID == p.ID || f.Category == report.CategoryHealthy {
+				continue
+			}
+			if len(parts) >= summaryClauses {
+				extra++
+				continue
+			}
+			role := report.RoleAlso
+			if f.Consequence {
+				role = report.RoleConsequence
+			}
+			parts = append(parts, subjectsPart(role, f))
 		}
-		if len(en) >= 4 {
-			extra++
-			continue
-		}
-		if f.Consequence {
-			en = append(en, subjectsText(f.Subjects, "en")+f.Title.En+" (consequence)")
-			zh = append(zh, subjectsText(f.Subjects, "zh")+f.Title.Zh+"（后果）")
-		} else {
-			en = append(en, "also: "+subjectsText(f.Subjects, "en")+f.Title.En)
-			zh = append(zh, "另有："+subjectsText(f.Subjects, "zh")+f.Title.Zh)
+		if extra > 0 {
+			parts = append(parts, report.Part{Role: report.RoleMore, Key: "engine.summary.more", Params: map[string]string{"n": strconv.Itoa(extra)}})
 		}
 	}
-	if extra > 0 {
-		en = append(en, fmt.Sprintf("%d more", extra))
-		zh = append(zh, fmt.Sprintf("另有 %d 项", extra))
-	}
-	return report.Text{En: strings.Join(en, "; "), Zh: strings.Join(zh, "；")}
+	j.SummaryParts = parts
+	return report.Text{En: j.SummaryIn("en"), Zh: j.SummaryIn("zh")}
 }
 
-func subjectsText(ss []report.Subject, lang string) string {
-	pods := map[string]bool{}
-	for _, s := range ss {
-		pods[s.Kind+"/"+s.Name] = true
+// subjectsPart names where a finding happened: one object by name (with
+// its rank), or how many objects of a kind.
+func subjectsPart(role string, f *report.Finding) report.Part {
+	part := report.Part{Role: role, Finding: f.ID, Key: "engine.summary.subject.none"}
+	objs := map[string]bool{}
+	for _, s := range f.Subjects {
+		objs[s.Kind+"/"+s.Name] = true
 	}
+	ss := f.Subjects
 	switch {
 	case len(ss) == 0:
-		return ""
-	case len(pods) == 1:
+	case len(objs) == 1:
 		s := ss[0]
-		name := strings.ToLower(s.Kind) + " " + s.Name
-		if lang == "zh" {
-			name = s.Kind + " " + s.Name
+		part.Params = map[string]string{"kind": s.Kind, "name": s.Name}
+		switch s.Kind {
+		case "Pod":
+			part.Key = "engine.summary.subject.pod"
+			if s.Rank != nil {
+				part.Key = "engine.summary.subject.pod_rank"
+				part.Params["rank"] = strconv.Itoa(*s.Rank)
+			}
+		case "Node":
+			part.Key = "engine.summary.subject.node"
+		default:
+			part.Key = "engine.summary.subject.other"
 		}
-		if s.Rank != nil {
-			name += fmt.Sprintf(" (rank %d)", *s.Rank)
-		}
-		return name + ": "
-	case lang == "zh":
-		return fmt.Sprintf("%d 个对象：", len(pods))
 	default:
-		return fmt.Sprintf("%d %ss: ", len(pods), strings.ToLower(ss[0].Kind))
+		part.Params = map[string]string{"n": strconv.Itoa(len(objs)), "kind": ss[0].Kind}
+		switch ss[0].Kind {
+		case "Pod":
+			part.Key = "engine.summary.subjects.pod"
+		case "Node":
+			part.Key = "engine.summary.subjects.node"
+		default:
+			part.Key = "engine.summary.subjects.other"
+		}
 	}
+	return part
 }

@@ -16,7 +16,10 @@ func (relation) Fallback(category string) bool    { return category == "job.pend
 func (relation) JobFallback(category string) bool { return category == "job.unexplained-failure" }
 func (relation) Risk(category string) bool        { return category == "spec.no-shm" }
 func (relation) NoCause(category string) bool     { return category == "exec.nonzero-exit" }
-func (relation) Retryable(category string) bool   { return category == "exec.nccl-timeout" }
+func (relation) Held(category string) bool {
+	return category == "job.suspended" || category == "job.debug-mode"
+}
+func (relation) Retryable(category string) bool { return category == "exec.nccl-timeout" }
 func (relation) RootRank(layer string) int {
 	return slices.Index([]string{"node", "spec", "control", "execution", "progress"}, layer)
 }
@@ -37,6 +40,7 @@ var testRelation = relation{
 	"spec.no-shm":             {"exec.shm-exhausted"},
 	"exec.shm-exhausted":      {"job.backoff-exceeded"},
 	"job.unexplained-failure": {"exec.nonzero-exit"},
+	"job.debug-mode":          {"progress.gpu-idle"},
 }
 
 func f(id, category, layer, severity, firstSeen string, pods ...string) report.Finding {
@@ -183,10 +187,19 @@ func TestChoosePrimary(t *testing.T) {
 			name: "only info findings and a healthy one: healthy",
 			findings: []report.Finding{
 				f("ok", "healthy", "control", "info", ""),
-				f("note", "job.suspended", "control", "info", ""),
+				f("note", "progress.checkpoint-stale", "progress", "info", ""),
 			},
 			primary: "ok",
 			healthy: true,
+		},
+		{
+			name: "a hold is its own state, and what follows from it does not make the job unhealthy",
+			findings: []report.Finding{
+				f("debug", "job.debug-mode", "control", "info", "2026-03-01T09:00:00Z"),
+				f("idle", "progress.gpu-idle", "progress", "warning", "2026-03-01T10:00:00Z"),
+			},
+			primary:     "debug",
+			consequence: map[string]string{"idle": "debug"},
 		},
 		{
 			name:     "no findings at all",
@@ -267,7 +280,50 @@ func TestSummaryGroupsTheCascade(t *testing.T) {
 	if s.En != "pod w3 (rank 37): exec.cuda-oom; 3 pods: exec.nccl-timeout (consequence)" {
 		t.Errorf("summary en = %q", s.En)
 	}
-	if !strings.Contains(s.Zh, "（后果）") || !strings.HasPrefix(s.Zh, "Pod w3 (rank 37)") {
+	if !strings.Contains(s.Zh, "（后果）") || !strings.HasPrefix(s.Zh, "Pod w3（rank 37）") {
 		t.Errorf("summary zh = %q", s.Zh)
+	}
+	// The same reading as data: renderers translate it themselves.
+	var roles, keys []string
+	for _, p := range j.SummaryParts {
+		roles, keys = append(roles, p.Role), append(keys, p.Key)
+	}
+	if want := []string{report.RolePrimary, report.RoleConsequence}; !slices.Equal(roles, want) {
+		t.Errorf("summary roles = %v, want %v", roles, want)
+	}
+	if want := []string{"engine.summary.subject.pod_rank", "engine.summary.subjects.pod"}; !slices.Equal(keys, want) {
+		t.Errorf("summary keys = %v, want %v", keys, want)
+	}
+	if got := j.SummaryParts[0].Params["rank"]; got != "37" {
+		t.Errorf("primary part rank = %q", got)
+	}
+}
+
+// A category explains its own kind only where the taxonomy says so, and
+// then the earlier finding is the cause.
+func TestSelfExplainingCategory(t *testing.T) {
+	rel := relation{"exec.killed": {"exec.killed"}}
+	j := &report.Job{Findings: []report.Finding{
+		f("term", "exec.killed", "execution", "error", "2026-03-01T10:05:00Z", "node-1"),
+		f("probe", "exec.killed", "execution", "error", "2026-03-01T10:00:00Z", "node-0"),
+	}}
+	choosePrimary(rel, j)
+	if j.Primary.ID != "probe" {
+		t.Fatalf("primary = %s, want the earlier kill", j.Primary.ID)
+	}
+	for _, fd := range j.Findings {
+		if fd.ID == "term" && (!fd.Consequence || fd.CausedBy != "probe") {
+			t.Errorf("the later kill = %+v, want a consequence of the first", fd)
+		}
+	}
+	j = &report.Job{Findings: []report.Finding{
+		f("t1", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:05:00Z", "w1"),
+		f("t0", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:00:00Z", "w0"),
+	}}
+	choosePrimary(rel, j)
+	for _, fd := range j.Findings {
+		if fd.Consequence {
+			t.Errorf("%s marked a consequence of its own category without the taxonomy saying so", fd.ID)
+		}
 	}
 }

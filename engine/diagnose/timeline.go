@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/i18n"
 )
 
 // maxTimeline bounds the timeline; the last entry says how many were cut.
@@ -17,77 +20,91 @@ const maxTimeline = 400
 
 // timeline merges job conditions, pod and container state changes and
 // events in time order. Entries without a time are left out: a timeline
-// is about order.
+// is about order. The words traindoc writes are data (a catalogue key and
+// its parameters); Text and TextZh are those words rendered, for readers
+// of the JSON.
 func timeline(job *evidence.Job) []report.Entry {
 	var out []report.Entry
-	add := func(t, kind, obj, text string, warn bool) {
+	// quote adds an entry that quotes the cluster: a condition.
+	quote := func(t, kind, obj, reason, text string, warn bool) {
 		if t == "" {
 			return
 		}
-		out = append(out, report.Entry{Time: normTime(t), Kind: kind, Object: obj, Text: text, Warning: warn})
+		out = append(out, report.Entry{Time: normTime(t), Kind: kind, Object: obj, Text: text, Reason: reason, Warning: warn})
 	}
-	// addBoth adds an entry whose words traindoc wrote, in both languages.
-	addBoth := func(t, kind, obj, en, zh string, warn bool) {
-		add(t, kind, obj, en, warn)
-		if t != "" {
-			out[len(out)-1].TextZh = zh
+	// say adds an entry whose words traindoc wrote.
+	say := func(t, kind, obj, key string, warn bool, params ...string) {
+		if t == "" {
+			return
 		}
+		e := report.Entry{Time: normTime(t), Kind: kind, Object: obj, Key: key, Warning: warn}
+		if len(params) > 0 {
+			e.Params = map[string]string{}
+			for i := 0; i+1 < len(params); i += 2 {
+				e.Params[params[i]] = redact.String(params[i+1])
+			}
+		}
+		e.Text = i18n.TMap("en", key, e.Params)
+		e.TextZh = i18n.TMap("zh", key, e.Params)
+		out = append(out, e)
 	}
 	jobObj := job.Kind + "/" + job.Name
-	addBoth(job.CreatedAt, "condition", jobObj, "created", "已创建", false)
+	say(job.CreatedAt, "condition", jobObj, "engine.timeline.job_created", false)
 	for _, c := range job.Status.Conditions {
-		add(c.LastTransitionTime, "condition", jobObj, condText(c), c.Type == "Failed" && c.Status == "True")
+		quote(c.LastTransitionTime, "condition", jobObj, c.Type, condText(c), c.Type == "Failed" && c.Status == "True")
 	}
 	for _, ch := range job.Children {
 		for _, c := range ch.Conditions {
-			add(c.LastTransitionTime, "condition", ch.Kind+"/"+ch.Name, condText(c), c.Type == "Failed" && c.Status == "True")
+			quote(c.LastTransitionTime, "condition", ch.Kind+"/"+ch.Name, c.Type, condText(c), c.Type == "Failed" && c.Status == "True")
 		}
 	}
 	for _, p := range job.Pods {
 		obj := "Pod/" + p.Name
-		addBoth(p.CreatedAt, "pod", obj, "created", "已创建", false)
+		say(p.CreatedAt, "pod", obj, "engine.timeline.pod_created", false)
 		for _, c := range p.Conditions {
 			if c.Type == "PodScheduled" || c.Type == "DisruptionTarget" {
-				add(c.LastTransitionTime, "pod", obj, condText(c), c.Status == "False" || c.Type == "DisruptionTarget")
+				quote(c.LastTransitionTime, "pod", obj, c.Type, condText(c), c.Status == "False" || c.Type == "DisruptionTarget")
 			}
 		}
 		for _, c := range append(append([]evidence.Container{}, p.InitContainers...), p.Containers...) {
 			for _, s := range []evidence.ContainerState{c.LastState, c.State} {
 				switch s.State {
 				case "running":
-					addBoth(s.StartedAt, "container", obj, "container "+c.Name+" started", "容器 "+c.Name+" 已启动", false)
+					say(s.StartedAt, "container", obj, "engine.timeline.container_started", false, "container", c.Name)
 				case "terminated":
-					addBoth(s.StartedAt, "container", obj, "container "+c.Name+" started", "容器 "+c.Name+" 已启动", false)
+					say(s.StartedAt, "container", obj, "engine.timeline.container_started", false, "container", c.Name)
 					code := 0
 					if s.ExitCode != nil {
 						code = *s.ExitCode
 					}
-					en := fmt.Sprintf("container %s terminated: exit code %d", c.Name, code)
-					zh := fmt.Sprintf("容器 %s 已终止：退出码 %d", c.Name, code)
 					if s.Reason != "" {
-						en += ", " + s.Reason
-						zh += "，" + s.Reason
+						say(s.FinishedAt, "container", obj, "engine.timeline.container_terminated_reason", code != 0,
+							"container", c.Name, "code", strconv.Itoa(code), "reason", s.Reason)
+					} else {
+						say(s.FinishedAt, "container", obj, "engine.timeline.container_terminated", code != 0,
+							"container", c.Name, "code", strconv.Itoa(code))
 					}
-					addBoth(s.FinishedAt, "container", obj, en, zh, code != 0)
 				}
 			}
 		}
 	}
 	for _, e := range job.Events {
-		text := e.Reason + ": " + e.Message
+		obj := e.Object.Kind + "/" + e.Object.Name
 		if e.Count > 1 {
-			text += fmt.Sprintf(" (×%d, last %s)", e.Count, normTime(e.LastTime))
+			say(e.FirstTime, "event", obj, "engine.timeline.event_repeated", e.Type == "Warning",
+				"reason", e.Reason, "message", e.Message, "count", strconv.Itoa(e.Count), "last", normTime(e.LastTime))
+		} else {
+			say(e.FirstTime, "event", obj, "engine.timeline.event", e.Type == "Warning", "reason", e.Reason, "message", e.Message)
 		}
-		add(e.FirstTime, "event", e.Object.Kind+"/"+e.Object.Name, text, e.Type == "Warning")
+		if e.FirstTime != "" {
+			out[len(out)-1].Reason = e.Reason
+		}
 	}
 	out = dedupeEntries(sortEntries(out))
 	if len(out) > maxTimeline {
 		cut := len(out) - maxTimeline
-		out = append(out[:maxTimeline:maxTimeline], report.Entry{
-			Time: out[len(out)-1].Time, Kind: "note", Object: jobObj,
-			Text:   fmt.Sprintf("%d later entries not shown", cut),
-			TextZh: fmt.Sprintf("另有 %d 条较晚的记录未显示", cut),
-		})
+		out = out[:maxTimeline:maxTimeline]
+		say(out[len(out)-1].Time, "note", jobObj, "engine.timeline.later_not_shown", false, "n", strconv.Itoa(cut))
 	}
 	return out
 }
@@ -130,15 +147,21 @@ func sortEntries(in []report.Entry) []report.Entry {
 	return out
 }
 
+// dedupeEntries drops an entry equal to the one before it.
 func dedupeEntries(in []report.Entry) []report.Entry {
 	out := in[:0]
 	for i, e := range in {
-		if i > 0 && e == in[i-1] {
+		if i > 0 && sameEntry(e, in[i-1]) {
 			continue
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+func sameEntry(a, b report.Entry) bool {
+	return a.Time == b.Time && a.Kind == b.Kind && a.Object == b.Object && a.Text == b.Text &&
+		a.TextZh == b.TextZh && a.Warning == b.Warning && a.Key == b.Key && a.Reason == b.Reason
 }
 
 func condText(c evidence.Condition) string {
@@ -242,9 +265,10 @@ func pods(job *evidence.Job, findings []report.Finding) []report.Pod {
 			}
 			for _, lf := range c.Logs {
 				if !lf.Previous && len(lf.Tail) > 0 {
-					row.LastLine = lf.Tail[len(lf.Tail)-1]
+					row.LastLine = redact.String(lf.Tail[len(lf.Tail)-1])
 				}
 			}
+			row.LastLines, row.TailPrevious = lastLines(c)
 		}
 		out = append(out, row)
 	}
@@ -313,4 +337,33 @@ func missingObject(ns, pod, container string) string {
 		return "namespace " + ns
 	}
 	return ""
+}
+
+// podTailLines is how many log lines the pod table keeps per pod.
+const podTailLines = 8
+
+// lastLines are the last lines of the log of the container's last run: the
+// previous instance's when the container waits to restart (a crash loop),
+// else the current one's. They are redacted as one block, so that a secret
+// split over lines is caught.
+func lastLines(c *evidence.Container) ([]string, bool) {
+	wantPrevious := c.State.State == "waiting" && c.LastState.State == "terminated"
+	var pick []string
+	prev := false
+	for _, lf := range c.Logs {
+		// Command outputs scanned like logs are not the container's.
+		if len(lf.Tail) == 0 || lf.Exec {
+			continue
+		}
+		if lf.Previous == wantPrevious || pick == nil {
+			pick, prev = lf.Tail, lf.Previous
+		}
+	}
+	if len(pick) > podTailLines {
+		pick = pick[len(pick)-podTailLines:]
+	}
+	if len(pick) == 0 {
+		return nil, false
+	}
+	return redact.Lines(append([]string(nil), pick...)), prev
 }

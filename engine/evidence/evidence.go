@@ -48,6 +48,9 @@ type Job struct {
 	Nodes     []Node      `json:"nodes"`
 	Quotas    []Quota     `json:"quotas,omitempty"`
 	Admission []Admission `json:"admission,omitempty"`
+	// Queues are the queues the job, its gates or its pods name, and the
+	// ClusterQueue behind a Kueue LocalQueue.
+	Queues []Queue `json:"queues,omitempty"`
 	// Children are the workload objects beneath the job: the JobSet and
 	// batch Jobs of a TrainJob, the RayCluster of a RayJob.
 	Children []Child `json:"children,omitempty"`
@@ -306,10 +309,55 @@ type Quota struct {
 // a Volcano or T9k PodGroup, or a Kueue Workload.
 type Admission struct {
 	Ref
-	Phase      string      `json:"phase,omitempty"`
-	Queue      string      `json:"queue,omitempty"`
-	MinMember  *int        `json:"minMember,omitempty"`
-	Conditions []Condition `json:"conditions"`
+	Phase     string `json:"phase,omitempty"`
+	Queue     string `json:"queue,omitempty"`
+	MinMember *int   `json:"minMember,omitempty"`
+	// MinResources is what a pod group needs at once (spec.minResources).
+	MinResources map[string]string `json:"minResources,omitempty"`
+	// ClusterQueue is the ClusterQueue that admitted a Kueue Workload
+	// (status.admission.clusterQueue).
+	ClusterQueue string `json:"clusterQueue,omitempty"`
+	// Active is a Kueue Workload's spec.active, when set.
+	Active *bool `json:"active,omitempty"`
+	// Counts are a pod group's pods by phase (status.running, pending,
+	// succeeded, failed).
+	Counts     map[string]int `json:"counts,omitempty"`
+	Conditions []Condition    `json:"conditions"`
+	// CreatedAt is the gate's creationTimestamp.
+	CreatedAt string `json:"createdAt,omitempty"`
+}
+
+// Queue is a queue a job waits in: a Volcano or TensorStack Queue, a Kueue
+// LocalQueue or ClusterQueue. Quantities are as Kubernetes writes them.
+type Queue struct {
+	Ref
+	// State is Open, Closed, Closing or Unknown for a Volcano queue
+	// (status.state), Closed for a TensorStack queue with spec.closed, the
+	// stopPolicy (Hold, HoldAndDrain) of a Kueue queue that is stopped;
+	// empty when the queue says nothing.
+	State string `json:"state,omitempty"`
+	// ClusterQueue is the ClusterQueue a LocalQueue feeds.
+	ClusterQueue string `json:"clusterQueue,omitempty"`
+	// Cohort is a Kueue ClusterQueue's cohort, whose unused quota it may
+	// borrow.
+	Cohort string `json:"cohort,omitempty"`
+	// Quota is the most the queue hands out per resource: a Volcano
+	// queue's capability, a TensorStack queue's quota.requests, a Kueue
+	// ClusterQueue's nominal quota plus borrowing limit summed over its
+	// flavors (nominal alone when it may not borrow).
+	Quota map[string]string `json:"quota,omitempty"`
+	// Borrowing lists the resources whose Quota is a lower bound: a Kueue
+	// ClusterQueue in a cohort with no borrowing limit for them.
+	Borrowing []string `json:"borrowing,omitempty"`
+	// Allocated is what the queue has handed out: status.allocated of a
+	// Volcano or TensorStack queue, a Kueue ClusterQueue's
+	// flavorsReservation summed over flavors.
+	Allocated map[string]string `json:"allocated,omitempty"`
+	// Counts are the queue's workloads or pod groups by state (Volcano
+	// pending, inqueue, running; Kueue pendingWorkloads,
+	// admittedWorkloads, reservingWorkloads).
+	Counts     map[string]int `json:"counts,omitempty"`
+	Conditions []Condition    `json:"conditions"`
 }
 
 // Child is a workload object beneath the job.

@@ -86,6 +86,55 @@ type LogProgress struct {
 	NonFiniteLoss int `json:"nonFiniteLoss"`
 	// Throughput is the series of the one throughput unit seen most.
 	Throughput *Throughput `json:"throughput,omitempty"`
+	// LastSavedStep is the step of the last checkpoint save the log
+	// reports, LastSavedLine and LastSavedTime where and when.
+	LastSavedStep *int64 `json:"lastSavedStep,omitempty"`
+	LastSavedLine int    `json:"lastSavedLine,omitempty"`
+	LastSavedTime string `json:"lastSavedTime,omitempty"`
+	// Metrics track the values progress patterns read besides the step,
+	// by the name of the group that read them (loss, grad_norm,
+	// nan_iters...). What a value means is the rules' business.
+	Metrics map[string]MetricTrack `json:"metrics,omitempty"`
+}
+
+// MetricTrack is what one log's reports of one metric show, in bounded
+// space however long the log: how many there were, where the value was
+// last finite, where it was not, and how the reports end. A report is a
+// line (or carriage-return segment) that gave the metric a value.
+type MetricTrack struct {
+	Reports int `json:"reports"`
+	// NonFinite counts the reports whose value was nan or inf.
+	NonFinite int `json:"nonFinite"`
+	// Last is the last report; its value is absent when it was not
+	// finite.
+	Last MetricPoint `json:"last"`
+	// LastFinite is the last report with a finite value (without text).
+	LastFinite *MetricPoint `json:"lastFinite,omitempty"`
+	// FirstNonFinite and LastNonFinite are the first and last reports
+	// whose value was nan or inf.
+	FirstNonFinite *MetricPoint `json:"firstNonFinite,omitempty"`
+	LastNonFinite  *MetricPoint `json:"lastNonFinite,omitempty"`
+	// NonFiniteRun is how many reports in a row, up to the last one,
+	// were not finite; NonFiniteSince is the first of them.
+	NonFiniteRun   int          `json:"nonFiniteRun"`
+	NonFiniteSince *MetricPoint `json:"nonFiniteSince,omitempty"`
+	// NonZeroRun is how many reports in a row, up to the last one, were
+	// not zero (nan and inf included); NonZeroSince is the first of them.
+	NonZeroRun   int          `json:"nonZeroRun"`
+	NonZeroSince *MetricPoint `json:"nonZeroSince,omitempty"`
+}
+
+// MetricPoint is one report of a metric.
+type MetricPoint struct {
+	// Line is 1-based; Time is the line's time when known.
+	Line int    `json:"line"`
+	Time string `json:"time,omitempty"`
+	// Step is the step the same line reported, when it did.
+	Step *int64 `json:"step,omitempty"`
+	// Value is absent when the value was nan or inf.
+	Value *float64 `json:"value,omitempty"`
+	// Text is the line (timestamp stripped, cut like samples).
+	Text string `json:"text,omitempty"`
 }
 
 // Throughput summarises a throughput series (samples/s, tokens/s, it/s).
@@ -114,6 +163,10 @@ type Progress struct {
 	LastLogTime string      `json:"lastLogTime,omitempty"`
 	Throughput  *Throughput `json:"throughput,omitempty"`
 	LastLoss    *float64    `json:"lastLoss,omitempty"`
+	// LastSavedStep is the newest checkpoint save any log reports, and
+	// LastSavedTime when the log that reports it says it was.
+	LastSavedStep *int64 `json:"lastSavedStep,omitempty"`
+	LastSavedTime string `json:"lastSavedTime,omitempty"`
 	// Checkpoint is the newest checkpoint seen in a checkpoint listing.
 	Checkpoint *Checkpoints `json:"checkpoint,omitempty"`
 }

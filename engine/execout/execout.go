@@ -59,20 +59,32 @@ func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error
 	if err != nil {
 		return nil, []error{fmt.Errorf("exec outputs %s: %w", dir, err)}
 	}
-	var names []string
+	var (
+		names   []string
+		skipped []error
+	)
 	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".txt") {
+			continue
+		}
 		// Regular files only: in a snapshot from elsewhere a symlink could
-		// point anywhere and a FIFO would block.
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".txt") {
+		// point anywhere and a FIFO would block. Either is named, not
+		// silently left out.
+		switch {
+		case e.Type().IsRegular():
 			names = append(names, e.Name())
+		case e.Type()&os.ModeSymlink != 0:
+			skipped = append(skipped, fmt.Errorf("exec output %s: symbolic link, not followed", path.Join(rel, e.Name())))
+		case !e.IsDir():
+			skipped = append(skipped, fmt.Errorf("exec output %s: %s, skipped", path.Join(rel, e.Name()), regfile.Describe(e.Type())))
 		}
 	}
 	if len(names) == 0 {
-		return nil, nil
+		return nil, skipped
 	}
 	sort.Strings(names)
 	out := &evidence.ExecOutputs{}
-	var errs []error
+	errs := skipped
 	for _, name := range names {
 		rel := path.Join(rel, name)
 		data, err := readLimited(filepath.Join(dir, name))

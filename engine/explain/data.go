@@ -11,6 +11,7 @@ import (
 
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/i18n"
 )
 
 // MetadataKeys are the keys of Data.Metadata. They are the variables of the
@@ -129,48 +130,12 @@ const (
 	notApplicable             = "N/A"
 )
 
-// labels are the few words the data blocks use, in each prompt language.
-var labels = map[string]map[string]string{
-	"en": {
-		"summary":     "Summary",
-		"primary":     "Primary cause",
-		"others":      "Other findings",
-		"none":        "No rule found a problem.",
-		"affected":    "Affected",
-		"more":        "and %d more",
-		"remediation": "Suggested remediation",
-		"consequence": "consequence of %s",
-		"noEvents":    "No events or status changes were recorded.",
-		"noLogs":      "No log excerpts were selected by the rules.",
-		"seen":        "seen %d times",
-		"finding":     "finding",
-		"trimmed":     "(earlier lines trimmed)",
-		"omitted":     "%d more excerpts omitted",
-	},
-	"zh": {
-		"summary":     "概要",
-		"primary":     "主要原因",
-		"others":      "其他发现",
-		"none":        "规则未发现问题。",
-		"affected":    "涉及",
-		"more":        "等另外 %d 个",
-		"remediation": "建议处理",
-		"consequence": "由 %s 引起",
-		"noEvents":    "没有记录到事件或状态变化。",
-		"noLogs":      "规则没有选出日志片段。",
-		"seen":        "出现 %d 次",
-		"finding":     "发现",
-		"trimmed":     "（已截去较早的行）",
-		"omitted":     "另有 %d 个片段未列出",
-	},
-}
+// label is one of the few words the data blocks use, in the prompt
+// language, from the "prompt" catalogue of internal/i18n.
+func label(lang, key string) string { return i18n.T(lang, "prompt."+key) }
 
-func label(lang, key string) string {
-	if l, ok := labels[lang][key]; ok {
-		return l
-	}
-	return labels["en"][key]
-}
+// labelN is label with its {n} (or {id}) placeholder filled.
+func labelN(lang, key, name, value string) string { return i18n.Tf(lang, "prompt."+key, name, value) }
 
 // NewData builds the template data for one job of a report. rep may be nil.
 func NewData(job *report.Job, rep *report.Report, lang string) *Data {
@@ -454,7 +419,7 @@ func errorInfo(d *Data, lang string) string {
 		}
 		fmt.Fprintf(&b, "- [%s] %s: %s", f.Severity, f.Category, f.Title)
 		if f.CausedBy != "" {
-			b.WriteString(" (" + fmt.Sprintf(label(lang, "consequence"), f.CausedBy) + ")")
+			b.WriteString(" (" + labelN(lang, "consequence", "id", f.CausedBy) + ")")
 		}
 		fmt.Fprintf(&b, "\n  id %s, rule %s, layer %s, owner %s", f.ID, f.Rule, f.Layer, f.Owner)
 		if f.FirstSeen != "" {
@@ -468,7 +433,7 @@ func errorInfo(d *Data, lang string) string {
 			subs := f.Subjects
 			more := ""
 			if len(subs) > maxSubjectsListed {
-				more = ", " + fmt.Sprintf(label(lang, "more"), len(subs)-maxSubjectsListed)
+				more = ", " + labelN(lang, "more", "n", strconv.Itoa(len(subs)-maxSubjectsListed))
 				subs = subs[:maxSubjectsListed]
 			}
 			fmt.Fprintf(&b, "  %s: %s%s\n", label(lang, "affected"), strings.Join(subs, ", "), more)
@@ -610,7 +575,7 @@ func logInfo(d *Data, lang string) string {
 		return label(lang, "noLogs")
 	}
 	if omitted > 0 {
-		fmt.Fprintf(&b, "(%s)\n", fmt.Sprintf(label(lang, "omitted"), omitted))
+		fmt.Fprintf(&b, "(%s)\n", labelN(lang, "omitted", "n", strconv.Itoa(omitted)))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -626,7 +591,7 @@ func excerpt(e Evidence, f Finding, lang string) string {
 	}
 	fmt.Fprintf(&h, " (%s %s", label(lang, "finding"), f.Category)
 	if e.Count > 1 {
-		h.WriteString(", " + fmt.Sprintf(label(lang, "seen"), e.Count))
+		h.WriteString(", " + labelN(lang, "seen", "n", strconv.Itoa(e.Count)))
 	}
 	h.WriteString(")")
 	lines := strings.Split(strings.TrimRight(e.Text, "\n"), "\n")
@@ -677,10 +642,4 @@ func Fence(s string) string {
 	return f + "text\n" + strings.TrimRight(s, "\n") + "\n" + f
 }
 
-func normLang(lang string) string {
-	l := strings.ToLower(strings.TrimSpace(lang))
-	if l == "zh" || strings.HasPrefix(l, "zh-") || strings.HasPrefix(l, "zh_") {
-		return "zh"
-	}
-	return "en"
-}
+func normLang(lang string) string { return i18n.Normalize(lang) }

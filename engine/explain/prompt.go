@@ -17,14 +17,15 @@ import (
 
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/i18n"
 	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 //go:embed templates
 var builtinFS embed.FS
 
-// Languages are the prompt languages.
-var Languages = []string{"en", "zh"}
+// Languages are the prompt languages: those of internal/i18n.
+var Languages = i18n.Languages
 
 // maxTemplate bounds an override template; the built-in ones are a few
 // KiB.
@@ -343,11 +344,4 @@ func (ts *templates) render(job *report.Job, rep *report.Report, lang string) (s
 	return redact.String(strings.TrimSpace(sb.String())), redact.String(strings.TrimSpace(ub.String())), nil
 }
 
-func validLang(l string) bool {
-	for _, x := range Languages {
-		if x == l {
-			return true
-		}
-	}
-	return false
-}
+func validLang(l string) bool { return i18n.Valid(l) }

@@ -24,6 +24,10 @@ const (
 	// Gate kinds decide whether a job's pods may start: gang scheduling
 	// pod groups and Kueue admission.
 	Gate
+	// Queue kinds are the queues gates and jobs wait in: a Volcano or
+	// TensorStack Queue, a Kueue LocalQueue and the ClusterQueue behind
+	// it. They are linked by name (QueueRef), never by owner.
+	Queue
 )
 
 // Layout says how a job kind's spec describes its replica groups.
@@ -106,6 +110,20 @@ type Kind struct {
 	GroupKeys []string
 	// NamedAfterJob marks a Gate that operators name after the job.
 	NamedAfterJob bool
+	// ClusterScoped marks a kind whose objects have no namespace.
+	ClusterScoped bool
+	// NamedBy lists where other objects name a Queue of this kind.
+	NamedBy []QueueRef
+}
+
+// QueueRef is a place where an object names the queue it waits in: a
+// field at Path, or a label or annotation Key.
+type QueueRef struct {
+	// Group and Kind of the naming object; Kind "" is any kind of the
+	// group, Group "*" any group.
+	Group, Kind string
+	Path        []string
+	Key         string
 }
 
 // APIVersion returns group/version for the preferred version.
@@ -128,6 +146,8 @@ const (
 	LabelBatchJobOld = "job-name"
 	LabelT9kOwner    = "tensorstack.dev/owner-name"
 	LabelT9kJob      = "batch.tensorstack.dev/job-name"
+	// LabelKueueQueue names the Kueue LocalQueue a job is submitted to.
+	LabelKueueQueue = "kueue.x-k8s.io/queue-name"
 )
 
 func kubeflow(kind, resource, specs string, versions ...string) Kind {
@@ -211,6 +231,43 @@ var all = []Kind{
 	{
 		// Kueue owns its Workload through an owner reference to the job.
 		Kind: "Workload", Group: "kueue.x-k8s.io", Versions: []string{"v1beta1"}, Resource: "workloads", Role: Gate,
+	},
+	{
+		// Volcano queues are named by their pod groups, by the Kubeflow
+		// jobs' schedulingPolicy (which the operator copies to the pod
+		// group) and by a pod annotation.
+		Kind: "Queue", Group: "scheduling.volcano.sh", Versions: []string{"v1beta1"}, Resource: "queues", Role: Queue, ClusterScoped: true,
+		NamedBy: []QueueRef{
+			{Group: "scheduling.volcano.sh", Kind: "PodGroup", Path: []string{"spec", "queue"}},
+			{Group: "kubeflow.org", Path: []string{"spec", "runPolicy", "schedulingPolicy", "queue"}},
+			{Group: "", Kind: "Pod", Key: "scheduling.volcano.sh/queue-name"},
+		},
+	},
+	{
+		// A job names its LocalQueue with a label; Kueue copies it into
+		// the Workload.
+		Kind: "LocalQueue", Group: "kueue.x-k8s.io", Versions: []string{"v1beta1"}, Resource: "localqueues", Role: Queue,
+		NamedBy: []QueueRef{
+			{Group: "kueue.x-k8s.io", Kind: "Workload", Path: []string{"spec", "queueName"}},
+			{Group: "*", Key: LabelKueueQueue},
+		},
+	},
+	{
+		Kind: "ClusterQueue", Group: "kueue.x-k8s.io", Versions: []string{"v1beta1"}, Resource: "clusterqueues", Role: Queue, ClusterScoped: true,
+		NamedBy: []QueueRef{
+			{Group: "kueue.x-k8s.io", Kind: "LocalQueue", Path: []string{"spec", "clusterQueue"}},
+			{Group: "kueue.x-k8s.io", Kind: "Workload", Path: []string{"status", "admission", "clusterQueue"}},
+		},
+	},
+	{
+		// TensorStack queues are named by the T9k scheduler's pod groups,
+		// by the T9k jobs' scheduler settings and by a pod label.
+		Kind: "Queue", Group: "scheduler.tensorstack.dev", Versions: []string{"v1beta1"}, Resource: "queues", Role: Queue, ClusterScoped: true,
+		NamedBy: []QueueRef{
+			{Group: "scheduler.tensorstack.dev", Kind: "PodGroup", Path: []string{"spec", "queue"}},
+			{Group: "batch.tensorstack.dev", Path: []string{"spec", "scheduler", "t9kScheduler", "queue"}},
+			{Group: "", Kind: "Pod", Key: "scheduler.tensorstack.dev/queue"},
+		},
 	},
 }
 

@@ -53,6 +53,12 @@ func TestRegistryIsConsistent(t *testing.T) {
 		if k.Role == Gate && len(k.GroupKeys) == 0 && !k.NamedAfterJob && k.Kind != "Workload" {
 			t.Errorf("%s: a gate with no way to link it but owner references", id)
 		}
+		if k.Role == Queue && len(k.NamedBy) == 0 {
+			t.Errorf("%s: a queue kind nothing names", id)
+		}
+		if k.Role != Queue && len(k.NamedBy) > 0 {
+			t.Errorf("%s: only queue kinds are named by others", id)
+		}
 		for _, l := range k.Parents {
 			if p := lookupKind(l.Parent); p == nil {
 				t.Errorf("%s: parent kind %s is not in the registry", id, l.Parent)
@@ -69,6 +75,7 @@ func TestRegistryIsConsistent(t *testing.T) {
 		"batch.tensorstack.dev/PyTorchTrainingJob", "ray.io/RayJob", "ray.io/RayCluster",
 		"jobset.x-k8s.io/JobSet", "batch/Job", "scheduling.volcano.sh/PodGroup", "scheduling.x-k8s.io/PodGroup",
 		"scheduler.tensorstack.dev/PodGroup", "kueue.x-k8s.io/Workload",
+		"scheduling.volcano.sh/Queue", "kueue.x-k8s.io/LocalQueue", "kueue.x-k8s.io/ClusterQueue", "scheduler.tensorstack.dev/Queue",
 	} {
 		if !seen[id] {
 			t.Errorf("%s missing from the registry", id)
@@ -207,6 +214,40 @@ func TestGateOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := GateOf(tt.g, jobs, jobs, pods); got != tt.want {
 				t.Errorf("GateOf = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQueuesOf(t *testing.T) {
+	volcanoQ := obj("scheduling.volcano.sh", "Queue", "", "research")
+	otherVolcanoQ := obj("scheduling.volcano.sh", "Queue", "", "default")
+	t9kQ := obj("scheduler.tensorstack.dev", "Queue", "", "research")
+	lq := obj("kueue.x-k8s.io", "LocalQueue", "ml", "team-a", field("team-a-cq", "spec", "clusterQueue"))
+	lqElsewhere := obj("kueue.x-k8s.io", "LocalQueue", "other", "team-a", field("other-cq", "spec", "clusterQueue"))
+	cq := obj("kueue.x-k8s.io", "ClusterQueue", "", "team-a-cq")
+	otherCQ := obj("kueue.x-k8s.io", "ClusterQueue", "", "other-cq")
+	candidates := []*Object{volcanoQ, otherVolcanoQ, t9kQ, lq, lqElsewhere, cq, otherCQ}
+
+	tests := []struct {
+		name string
+		refs []*Object
+		want []string
+	}{
+		{"volcano pod group", []*Object{obj("scheduling.volcano.sh", "PodGroup", "ml", "pg", field("research", "spec", "queue"))}, []string{"Queue/research"}},
+		{"kubeflow scheduling policy", []*Object{obj("kubeflow.org", "PyTorchJob", "ml", "j", field("research", "spec", "runPolicy", "schedulingPolicy", "queue"))}, []string{"Queue/research"}},
+		{"volcano pod annotation", []*Object{obj("", "Pod", "ml", "p", annotation("scheduling.volcano.sh/queue-name", "default"))}, []string{"Queue/default"}},
+		{"t9k job", []*Object{obj("batch.tensorstack.dev", "PyTorchTrainingJob", "ml", "j", field("research", "spec", "scheduler", "t9kScheduler", "queue"))}, []string{"Queue/research"}},
+		{"kueue label through local queue", []*Object{obj("kubeflow.org", "PyTorchJob", "ml", "j", label("kueue.x-k8s.io/queue-name", "team-a"))}, []string{"LocalQueue/team-a", "ClusterQueue/team-a-cq"}},
+		{"workload admission", []*Object{obj("kueue.x-k8s.io", "Workload", "ml", "w", field("other-cq", "status", "admission", "clusterQueue"))}, []string{"ClusterQueue/other-cq"}},
+		{"label in another namespace", []*Object{obj("kubeflow.org", "PyTorchJob", "third", "j", label("kueue.x-k8s.io/queue-name", "team-a"))}, nil},
+		{"a pod group's field is not a job's", []*Object{obj("kubeflow.org", "PyTorchJob", "ml", "j", field("research", "spec", "queue"))}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := names(QueuesOf(tt.refs, candidates))
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("QueuesOf = %v, want %v", got, tt.want)
 			}
 		})
 	}

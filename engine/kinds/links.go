@@ -241,3 +241,61 @@ func str(m map[string]any, path ...string) string {
 	s, _ := cur.(string)
 	return s
 }
+
+// NamesQueue reports whether o names queue q in one of the places q's
+// kind lists: a LocalQueue is named by a job's queue-name label or its
+// Workload's spec.queueName, a ClusterQueue by that LocalQueue, a Volcano
+// or TensorStack Queue by a pod group, a job or a pod. A namespaced queue
+// is only named from its own namespace.
+func NamesQueue(o, q *Object) bool {
+	k := q.Info()
+	if k == nil || k.Role != Queue || q.Name == "" {
+		return false
+	}
+	if !k.ClusterScoped && o.Namespace != q.Namespace {
+		return false
+	}
+	for _, r := range k.NamedBy {
+		if r.Group != "*" && (r.Group != o.Group || (r.Kind != "" && r.Kind != o.Kind)) {
+			continue
+		}
+		if len(r.Path) > 0 && str(o.Raw, r.Path...) == q.Name {
+			return true
+		}
+		if r.Key != "" && (o.Labels[r.Key] == q.Name || o.Annotations[r.Key] == q.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// QueuesOf returns the candidates that refs name, directly or through
+// another queue (a job's LocalQueue, then that LocalQueue's ClusterQueue),
+// in the candidates' order.
+func QueuesOf(refs, candidates []*Object) []*Object {
+	named := append([]*Object(nil), refs...)
+	in := map[*Object]bool{}
+	for changed := true; changed; {
+		changed = false
+		for _, c := range candidates {
+			if in[c] {
+				continue
+			}
+			for _, r := range named {
+				if NamesQueue(r, c) {
+					in[c] = true
+					named = append(named, c)
+					changed = true
+					break
+				}
+			}
+		}
+	}
+	var out []*Object
+	for _, c := range candidates {
+		if in[c] {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -46,7 +46,10 @@ const tracebackHead = "Traceback (most recent call last):"
 type Scanner struct {
 	sigs     []signature
 	progress []progressPattern
-	ac       *automaton
+	// metrics are the names of the metric groups of all progress
+	// patterns; a pattern's metric refers to its index here.
+	metrics []string
+	ac      *automaton
 	// always are targets without a usable literal: tried on every line.
 	always []int32
 	// foldKS are targets that have a folding literal containing k or s:
@@ -143,7 +146,14 @@ type progressPattern struct {
 	group map[string]int
 	// The indexes of the named groups, 0 when absent (read per line,
 	// where a map lookup would show).
-	step, total, loss, value, unit int
+	step, total, loss, value, unit, saved int
+	// metrics are the groups that read a metric (loss included).
+	metrics []metricGroup
+}
+
+// metricGroup ties a capture group to a metric of the scanner.
+type metricGroup struct {
+	group, metric int
 }
 
 func (s *Scanner) tracebackTarget() int32 { return int32(len(s.sigs) + len(s.progress)) }
@@ -171,8 +181,13 @@ func (s *Scanner) targetID(t int32) string {
 	return "traceback"
 }
 
-// progressGroups are the named groups a progress pattern may use.
-var progressGroups = map[string]bool{"step": true, "total": true, "loss": true, "value": true, "unit": true}
+// progressGroups are the named groups with a fixed meaning in a progress
+// pattern; any other group names a metric (loss is both).
+var progressGroups = map[string]bool{"step": true, "total": true, "loss": true, "value": true, "unit": true, "saved_step": true}
+
+// metricName is how a metric group must be named: lower-case words
+// joined by underscores, as rules will refer to it.
+var metricName = regexp.MustCompile(`^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$`)
 
 // Compile validates and compiles the signatures and progress patterns the
 // rules declare (as decoded from JSON). A duplicate id, a bad regexp or a
@@ -258,24 +273,11 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 		if err != nil {
 			return nil, fmt.Errorf("progress pattern %q: %w", id, err)
 		}
-		re := c.re
-		p := progressPattern{id: id, re: re, group: map[string]int{}}
-		for gi, name := range re.SubexpNames() {
-			if name == "" {
-				continue
-			}
-			if !progressGroups[name] {
-				return nil, fmt.Errorf("progress pattern %q: unknown group %q (want step, total, loss, value, unit)", id, name)
-			}
-			p.group[name] = gi
+		p, err := s.progressGroups(id, c.re)
+		if err != nil {
+			return nil, err
 		}
-		p.step, p.total, p.loss, p.value, p.unit = p.group["step"], p.group["total"], p.group["loss"], p.group["value"], p.group["unit"]
-		_, hasStep := p.group["step"]
-		_, hasLoss := p.group["loss"]
 		_, hasValue := p.group["value"]
-		if !hasStep && !hasLoss && !hasValue {
-			return nil, fmt.Errorf("progress pattern %q: needs a step, loss or value group", id)
-		}
 		if u, ok := m["unit"]; ok && u != nil {
 			us, ok := u.(string)
 			if !ok {
@@ -301,6 +303,39 @@ func Compile(signatures, progress []map[string]any) (*Scanner, error) {
 	s.ac = newAutomaton(lits)
 	s.foldKS = uniqueSorted(s.foldKS)
 	return s, nil
+}
+
+// progressGroups reads what the named groups of a progress pattern
+// capture, registering its metrics with the scanner.
+func (s *Scanner) progressGroups(id string, re *regexp.Regexp) (progressPattern, error) {
+	p := progressPattern{id: id, re: re, group: map[string]int{}}
+	for gi, name := range re.SubexpNames() {
+		if name == "" {
+			continue
+		}
+		if !progressGroups[name] && !metricName.MatchString(name) {
+			return p, fmt.Errorf("progress pattern %q: group %q: a metric is named in lower-case words joined by underscores", id, name)
+		}
+		p.group[name] = gi
+		if name == "loss" || !progressGroups[name] {
+			p.metrics = append(p.metrics, metricGroup{group: gi, metric: s.metricIndex(name)})
+		}
+	}
+	p.step, p.total, p.loss, p.value, p.unit, p.saved = p.group["step"], p.group["total"], p.group["loss"], p.group["value"], p.group["unit"], p.group["saved_step"]
+	if p.step == 0 && p.value == 0 && p.saved == 0 && len(p.metrics) == 0 {
+		return p, fmt.Errorf("progress pattern %q: needs a step, value, saved_step, loss or metric group", id)
+	}
+	return p, nil
+}
+
+func (s *Scanner) metricIndex(name string) int {
+	for i, m := range s.metrics {
+		if m == name {
+			return i
+		}
+	}
+	s.metrics = append(s.metrics, name)
+	return len(s.metrics) - 1
 }
 
 // commonFields reads id, pattern and hint.

@@ -10,7 +10,8 @@ import (
 // (current and previous instances) and every pod's in-pod outputs: the
 // most advanced step and where it was seen, the newest log time, the
 // throughput of the log with the most throughput samples, the last loss of
-// the most advanced log, and the newest checkpoint listing.
+// the most advanced log, the newest checkpoint save any log reports, and
+// the newest checkpoint listing.
 //
 // Pods and containers are visited in the order given and ties keep the
 // first, so the result is deterministic for a sorted evidence record.
@@ -46,6 +47,9 @@ func JobProgress(pods []evidence.Pod) evidence.Progress {
 					}
 					if p.Throughput != nil || p.LastStep != nil {
 						out.Known = true
+					}
+					if p.LastSavedStep != nil && (out.LastSavedStep == nil || *p.LastSavedStep > *out.LastSavedStep) {
+						out.LastSavedStep, out.LastSavedTime = p.LastSavedStep, p.LastSavedTime
 					}
 				}
 			}

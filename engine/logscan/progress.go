@@ -206,14 +206,23 @@ func round(v float64) float64 {
 }
 
 // progressState accumulates what progress patterns found in one log.
+// Values are kept by value with flags, and pointers made once at the end:
+// a record per step line must not allocate.
 type progressState struct {
-	firstStep, lastStep, total *int64
+	firstStep, lastStep, total int64
+	hasTotal                   bool
 	lastStepTime               int64
 	lastStepLine               int
 	stepSamples                int
-	lastLoss                   *float64
+	lastLoss                   float64
+	hasLoss                    bool
 	nonFinite                  int
 	series                     []*series // at most one per normalised unit
+	saved                      int64
+	savedLine                  int // 0: no save seen
+	savedTime                  int64
+	// metrics are indexed like Scanner.metrics; nil until one is read.
+	metrics []metricState
 }
 
 // lineProgress is what one line contributed; the first pattern that sets
@@ -228,6 +237,12 @@ type lineProgress struct {
 	hasRate       [3]bool
 	hasAnything   bool
 	nonFiniteLoss bool
+	saved         int64
+	hasSaved      bool
+	// metric holds the value read for each metric of the scanner, where
+	// hasMetric is set (scratch of the scan, cleared per record).
+	metric    []float64
+	hasMetric []bool
 }
 
 func unitIndex(u string) int {
@@ -274,6 +289,21 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 			}
 		}
 	}
+	if g, ok := group(p.saved); ok && !lp.hasSaved {
+		if v, ok := parseCount(g); ok {
+			lp.saved, lp.hasSaved, lp.hasAnything = v, true, true
+		}
+	}
+	for _, mg := range p.metrics {
+		if lp.hasMetric[mg.metric] {
+			continue
+		}
+		if g, ok := group(mg.group); ok {
+			if v, ok := parseFloat(g); ok {
+				lp.metric[mg.metric], lp.hasMetric[mg.metric], lp.hasAnything = v, true, true
+			}
+		}
+	}
 	if g, ok := group(p.value); ok {
 		conv := p.fixed
 		if ug, ok := group(p.unit); ok {
@@ -301,8 +331,13 @@ func (p *progressPattern) extract(text []byte, loc []int, lp *lineProgress) {
 // line: then p's match would change nothing and need not run.
 func (p *progressPattern) covered(lp *lineProgress) bool {
 	if p.step != 0 && !lp.hasStep || p.total != 0 && !lp.hasTotal ||
-		p.loss != 0 && !lp.hasLoss && !lp.nonFiniteLoss {
+		p.loss != 0 && !lp.hasLoss && !lp.nonFiniteLoss || p.saved != 0 && !lp.hasSaved {
 		return false
+	}
+	for _, mg := range p.metrics {
+		if !lp.hasMetric[mg.metric] {
+			return false
+		}
 	}
 	if p.value != 0 {
 		if p.unit != 0 || p.fixed == nil {
@@ -365,26 +400,36 @@ func plainNumber(b []byte) bool {
 	return true
 }
 
-// record folds one line's progress into the state.
-func (ps *progressState) record(lp *lineProgress, line int, t int64) {
-	if lp.hasStep {
-		v := lp.step
-		if ps.firstStep == nil {
-			ps.firstStep = &v
+// record folds one line's progress into the state; text is the record,
+// kept where a metric's evidence shows it.
+func (ps *progressState) record(lp *lineProgress, line int, t int64, text []byte) {
+	if lp.hasSaved {
+		ps.saved, ps.savedLine, ps.savedTime = lp.saved, line, t
+	}
+	for mi, ok := range lp.hasMetric {
+		if !ok {
+			continue
 		}
-		last := v
-		ps.lastStep = &last
+		if ps.metrics == nil {
+			ps.metrics = make([]metricState, len(lp.hasMetric))
+		}
+		pt := metricPoint{line: line, t: t, step: lp.step, hasStep: lp.hasStep, value: lp.metric[mi]}
+		ps.metrics[mi].add(pt, text)
+	}
+	if lp.hasStep {
+		if ps.stepSamples == 0 {
+			ps.firstStep = lp.step
+		}
+		ps.lastStep = lp.step
 		ps.lastStepLine = line
 		ps.lastStepTime = t
 		ps.stepSamples++
 	}
 	if lp.hasTotal {
-		v := lp.total
-		ps.total = &v
+		ps.total, ps.hasTotal = lp.total, true
 	}
 	if lp.hasLoss {
-		v := lp.loss
-		ps.lastLoss = &v
+		ps.lastLoss, ps.hasLoss = lp.loss, true
 	}
 	if lp.nonFiniteLoss {
 		ps.nonFinite++
@@ -407,21 +452,36 @@ func (ps *progressState) record(lp *lineProgress, line int, t int64) {
 	}
 }
 
-func (ps *progressState) result() *evidence.LogProgress {
-	if ps.stepSamples == 0 && ps.lastLoss == nil && ps.nonFinite == 0 && len(ps.series) == 0 && ps.total == nil {
+// result is the log's progress; names are the scanner's metrics.
+func (ps *progressState) result(names []string) *evidence.LogProgress {
+	if ps.stepSamples == 0 && !ps.hasLoss && ps.nonFinite == 0 && len(ps.series) == 0 && !ps.hasTotal &&
+		ps.savedLine == 0 && ps.metrics == nil {
 		return nil
 	}
 	out := &evidence.LogProgress{
-		FirstStep:     ps.firstStep,
-		LastStep:      ps.lastStep,
-		LastStepLine:  ps.lastStepLine,
-		TotalSteps:    ps.total,
 		StepSamples:   ps.stepSamples,
-		LastLoss:      ps.lastLoss,
 		NonFiniteLoss: ps.nonFinite,
 	}
-	if ps.lastStepTime != 0 {
-		out.LastStepTime = formatTime(time.Unix(0, ps.lastStepTime))
+	if ps.stepSamples > 0 {
+		out.FirstStep, out.LastStep = ptr(ps.firstStep), ptr(ps.lastStep)
+		out.LastStepLine, out.LastStepTime = ps.lastStepLine, formatNanos(ps.lastStepTime)
+	}
+	if ps.hasTotal {
+		out.TotalSteps = ptr(ps.total)
+	}
+	if ps.hasLoss {
+		out.LastLoss = ptr(ps.lastLoss)
+	}
+	if ps.savedLine != 0 {
+		out.LastSavedStep, out.LastSavedLine, out.LastSavedTime = ptr(ps.saved), ps.savedLine, formatNanos(ps.savedTime)
+	}
+	for mi := range ps.metrics {
+		if m := &ps.metrics[mi]; m.reports > 0 {
+			if out.Metrics == nil {
+				out.Metrics = map[string]evidence.MetricTrack{}
+			}
+			out.Metrics[names[mi]] = m.track()
+		}
 	}
 	// The unit seen most wins; ties go to the earlier unit in
 	// samples/s, tokens/s, it/s order, for determinism.
@@ -438,3 +498,114 @@ func (ps *progressState) result() *evidence.LogProgress {
 	}
 	return out
 }
+
+// formatNanos formats a time in unix nanoseconds; 0 is unknown.
+func formatNanos(t int64) string {
+	if t == 0 {
+		return ""
+	}
+	return formatTime(time.Unix(0, t))
+}
+
+// metricPoint is one report of a metric; text is kept only for the
+// points whose evidence shows it, in a buffer reused from report to
+// report so that tracking a metric on every step allocates nothing.
+type metricPoint struct {
+	line    int // 0: none
+	t       int64
+	step    int64
+	hasStep bool
+	value   float64
+	text    []byte
+}
+
+// set makes p a copy of q with text (nil: none).
+func (p *metricPoint) set(q metricPoint, text []byte) {
+	buf := p.text[:0]
+	*p = q
+	p.text = append(buf, text...)
+}
+
+func (p *metricPoint) evidence() *evidence.MetricPoint {
+	if p.line == 0 {
+		return nil
+	}
+	out := &evidence.MetricPoint{Line: p.line, Time: formatNanos(p.t)}
+	if p.hasStep {
+		out.Step = ptr(p.step)
+	}
+	if finite(p.value) {
+		out.Value = ptr(p.value)
+	}
+	if len(p.text) > 0 {
+		out.Text = clean(p.text)
+	}
+	return out
+}
+
+// metricState tracks one metric in one log.
+type metricState struct {
+	reports, nonFinite int
+	nonFiniteRun       int
+	nonZeroRun         int
+	last               metricPoint
+	lastFinite         metricPoint
+	firstNonFinite     metricPoint
+	lastNonFinite      metricPoint
+	nonFiniteSince     metricPoint
+	nonZeroSince       metricPoint
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// add folds one report in; text is the record that made it.
+func (m *metricState) add(p metricPoint, text []byte) {
+	text = cut(text, maxTextBytes)
+	m.reports++
+	m.last.set(p, text)
+	if finite(p.value) {
+		m.lastFinite.set(p, nil)
+		m.nonFiniteRun = 0
+	} else {
+		m.nonFinite++
+		if m.firstNonFinite.line == 0 {
+			m.firstNonFinite.set(p, text)
+		}
+		m.lastNonFinite.set(p, text)
+		if m.nonFiniteRun == 0 {
+			m.nonFiniteSince.set(p, text)
+		}
+		m.nonFiniteRun++
+	}
+	// NaN is not zero: a counter that went nan counts as non-zero.
+	if p.value != 0 {
+		if m.nonZeroRun == 0 {
+			m.nonZeroSince.set(p, text)
+		}
+		m.nonZeroRun++
+	} else {
+		m.nonZeroRun = 0
+	}
+}
+
+func (m *metricState) track() evidence.MetricTrack {
+	out := evidence.MetricTrack{
+		Reports:        m.reports,
+		NonFinite:      m.nonFinite,
+		Last:           *m.last.evidence(),
+		LastFinite:     m.lastFinite.evidence(),
+		FirstNonFinite: m.firstNonFinite.evidence(),
+		LastNonFinite:  m.lastNonFinite.evidence(),
+		NonFiniteRun:   m.nonFiniteRun,
+		NonZeroRun:     m.nonZeroRun,
+	}
+	if m.nonFiniteRun > 0 {
+		out.NonFiniteSince = m.nonFiniteSince.evidence()
+	}
+	if m.nonZeroRun > 0 {
+		out.NonZeroSince = m.nonZeroSince.evidence()
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,15 +1,16 @@
 package logscan
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
 )
-
-func ptr[T any](v T) *T { return &v }
 
 func TestProgressFormats(t *testing.T) {
 	s := mustCompile(t, nil, testProgress())
@@ -239,3 +240,125 @@ func TestJobProgress(t *testing.T) {
 }
 
 func timeAt(ns int64) time.Time { return time.Unix(0, ns) }
+
+// metricPatterns read a step, two metrics and checkpoint saves.
+func metricPatterns() []map[string]any {
+	return []map[string]any{
+		{"id": "step", "pattern": `step (?P<step>\d+)`},
+		{"id": "grad", "pattern": `grad_norm=(?P<grad_norm>\S+)`},
+		{"id": "nan", "pattern": `nan_iters=(?P<nan_iters>\d+)`},
+		{"id": "save", "pattern": `saved checkpoint-(?P<saved_step>\d+)`},
+	}
+}
+
+// TestMetricTracks follows a grad norm that goes nan, recovers and goes
+// bad for good, and a counter that ends non-zero.
+func TestMetricTracks(t *testing.T) {
+	s := mustCompile(t, nil, metricPatterns())
+	p := scanTestdata(t, s, "progress/metrics.log").Progress
+	if p == nil {
+		t.Fatal("no progress")
+	}
+	at := func(line int, sec int, step *int64, value *float64, text string) *evidence.MetricPoint {
+		return &evidence.MetricPoint{Line: line, Time: fmt.Sprintf("2026-03-14T09:00:%02dZ", sec), Step: step, Value: value, Text: text}
+	}
+	want := map[string]evidence.MetricTrack{
+		"grad_norm": {
+			Reports:        6,
+			NonFinite:      4,
+			Last:           *at(7, 7, nil, nil, "grad_norm=-inf"),
+			LastFinite:     at(3, 3, ptr[int64](30), ptr(0.7), ""),
+			FirstNonFinite: at(2, 2, ptr[int64](20), nil, "step 20 grad_norm=nan nan_iters=1"),
+			LastNonFinite:  at(7, 7, nil, nil, "grad_norm=-inf"),
+			NonFiniteRun:   3,
+			NonFiniteSince: at(5, 5, ptr[int64](40), nil, "step 40 grad_norm=inf nan_iters=2"),
+			// nan and inf are not zero: every report was non-zero.
+			NonZeroRun:   6,
+			NonZeroSince: at(1, 1, ptr[int64](10), ptr(0.5), "step 10 grad_norm=0.5 nan_iters=0"),
+		},
+		"nan_iters": {
+			Reports:      5,
+			Last:         *at(6, 6, ptr[int64](50), ptr(3.0), "step 50 grad_norm=NaN nan_iters=3"),
+			LastFinite:   at(6, 6, ptr[int64](50), ptr(3.0), ""),
+			NonZeroRun:   2,
+			NonZeroSince: at(5, 5, ptr[int64](40), ptr(2.0), "step 40 grad_norm=inf nan_iters=2"),
+		},
+	}
+	if !reflect.DeepEqual(p.Metrics, want) {
+		got, _ := json.MarshalIndent(p.Metrics, "", " ")
+		exp, _ := json.MarshalIndent(want, "", " ")
+		t.Errorf("metrics:\n%s\nwant:\n%s", got, exp)
+	}
+	if p.LastSavedStep == nil || *p.LastSavedStep != 30 || p.LastSavedLine != 4 || p.LastSavedTime != "2026-03-14T09:00:04Z" {
+		t.Errorf("last saved = %v at line %d, %q", deref(p.LastSavedStep), p.LastSavedLine, p.LastSavedTime)
+	}
+}
+
+// TestMetricReports checks what counts as one report: each
+// carriage-return segment of a bar is one, and a record that two
+// patterns read is one.
+func TestMetricReports(t *testing.T) {
+	s := mustCompile(t, nil, []map[string]any{
+		{"id": "loss", "pattern": `loss=(?P<loss>\S+)`},
+		{"id": "loss2", "pattern": `\|loss (?P<loss>\S+)`},
+	})
+	lf := scanString(t, s, "a loss=1.5\rb loss=nan\rc loss=nan\n|loss nan loss=NaN\nno report\n", Options{})
+	if _, err := json.Marshal(lf); err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	m := lf.Progress.Metrics["loss"]
+	if m.Reports != 4 || m.NonFinite != 3 || m.NonFiniteRun != 3 || m.LastFinite == nil || m.LastFinite.Line != 1 || m.Last.Line != 2 {
+		t.Errorf("loss track = %+v", m)
+	}
+	if m.NonFiniteSince == nil || m.NonFiniteSince.Line != 1 || m.NonFiniteSince.Text != "b loss=nan" {
+		t.Errorf("run since = %+v", m.NonFiniteSince)
+	}
+	if lf.Progress.NonFiniteLoss != 3 || lf.Progress.LastLoss == nil || *lf.Progress.LastLoss != 1.5 {
+		t.Errorf("loss = %v, non-finite %d", deref(lf.Progress.LastLoss), lf.Progress.NonFiniteLoss)
+	}
+}
+
+// TestRecordAllocates nothing per step line once a metric is known:
+// it runs on every step of every log.
+func TestRecordAllocates(t *testing.T) {
+	var ps progressState
+	text := []byte(strings.Repeat("x", 400))
+	lp := lineProgress{metric: make([]float64, 2), hasMetric: make([]bool, 2)}
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		i++
+		lp.step, lp.hasStep, lp.total, lp.hasTotal, lp.loss, lp.hasLoss = int64(i), true, 5000, true, 1.5, true
+		lp.metric[0], lp.hasMetric[0] = float64(i%3), true
+		if i%5 == 0 {
+			lp.metric[1], lp.hasMetric[1] = math.NaN(), true
+		}
+		ps.record(&lp, i, int64(i), text)
+	})
+	if allocs > 0 {
+		t.Errorf("%.1f allocations per line", allocs)
+	}
+	if p := ps.result([]string{"a", "b"}); p == nil || p.StepSamples < 1000 || p.Metrics["b"].NonFinite < 200 {
+		t.Errorf("progress = %+v", p)
+	}
+}
+
+// TestJobProgressLastSaved takes the newest save any log reports: the
+// master saves, a worker does not, a previous instance saved less.
+func TestJobProgressLastSaved(t *testing.T) {
+	s := mustCompile(t, nil, metricPatterns())
+	log := func(text string) evidence.LogFile { return scanString(t, s, text, Options{}) }
+	pods := []evidence.Pod{
+		{Name: "m", Containers: []evidence.Container{{Logs: []evidence.LogFile{
+			log("2026-03-14T08:00:00Z saved checkpoint-100\n"),
+			log("2026-03-14T09:00:00Z step 250\n2026-03-14T09:00:01Z saved checkpoint-200\n2026-03-14T09:10:00Z step 300\n"),
+		}}}},
+		{Name: "w", Containers: []evidence.Container{{Logs: []evidence.LogFile{log("step 300\n")}}}},
+	}
+	p := JobProgress(pods)
+	if p.LastSavedStep == nil || *p.LastSavedStep != 200 || p.LastSavedTime != "2026-03-14T09:00:01Z" {
+		t.Errorf("last saved = %v at %q", deref(p.LastSavedStep), p.LastSavedTime)
+	}
+	if q := JobProgress(pods[1:]); q.LastSavedStep != nil {
+		t.Errorf("no save reported, got %v", *q.LastSavedStep)
+	}
+}

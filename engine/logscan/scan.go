@@ -224,7 +224,10 @@ type scanState struct {
 	spare      []byte
 	progCand   []int32
 	progTarget []int32
-	hit        func(int32, int)
+	// per-record metric values, one per metric of the scanner
+	lineMetric    []float64
+	lineHasMetric []bool
+	hit           func(int32, int)
 }
 
 func newScanState(s *Scanner, opts Options) *scanState {
@@ -238,6 +241,9 @@ func newScanState(s *Scanner, opts Options) *scanState {
 		mark: make([]uint32, n),
 		from: make([]int32, n),
 		anch: make([]bool, n),
+
+		lineMetric:    make([]float64, len(s.metrics)),
+		lineHasMetric: make([]bool, len(s.metrics)),
 	}
 	st.hit = st.onHit
 	return st
@@ -755,7 +761,8 @@ func (st *scanState) progress(text, ts []byte) {
 	} else if tt, ok := inlineTime(text); ok {
 		t = tt.UnixNano()
 	}
-	var lp lineProgress
+	lp := lineProgress{metric: st.lineMetric, hasMetric: st.lineHasMetric}
+	clear(lp.hasMetric)
 	for i, pi := range st.progCand {
 		p := &st.s.progress[pi]
 		if st.stats == nil && p.covered(&lp) {
@@ -768,7 +775,7 @@ func (st *scanState) progress(text, ts []byte) {
 		p.extract(text, loc, &lp)
 	}
 	if lp.hasAnything || lp.hasTotal {
-		st.prog.record(&lp, st.lines, t)
+		st.prog.record(&lp, st.lines, t, text)
 	}
 }
 
@@ -832,7 +839,7 @@ func (st *scanState) result() evidence.LogFile {
 		lf.Traceback = b.lines()
 		lf.Exception = b.exception
 	}
-	lf.Progress = st.prog.result()
+	lf.Progress = st.prog.result(st.s.metrics)
 	return lf
 }
 

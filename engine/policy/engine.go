@@ -62,43 +62,15 @@ type Engine struct {
 
 // Load parses, merges and compiles the policies and prepares the query.
 func Load(ctx context.Context, opts Options) (*Engine, error) {
-	var builtin []*sourceFile
-	if !opts.NoBuiltin {
-		var err error
-		builtin, err = parseFS(policies.FS, ".", "builtin:", true)
-		if err != nil {
-			return nil, fmt.Errorf("built-in policies: %w", err)
-		}
-	}
-	var user []*sourceFile
-	for _, d := range opts.Dirs {
-		fs, err := parseDir(d)
-		if err != nil {
-			return nil, err
-		}
-		user = append(user, fs...)
-	}
-	if err := checkUserPackages(user); err != nil {
+	files, compiler, overridden, err := compiled(opts)
+	if err != nil {
 		return nil, err
 	}
-	files, overridden := merge(builtin, user)
 	data, err := loadData(opts.DataFiles)
 	if err != nil {
 		return nil, err
 	}
-	e := &Engine{files: files, Overridden: overridden, store: inmem.NewFromObject(data)}
-
-	modules := map[string]*ast.Module{}
-	for _, f := range files {
-		if f.Test {
-			continue
-		}
-		modules[f.Name] = f.Module
-	}
-	e.compiler = ast.NewCompiler()
-	if e.compiler.Compile(modules); e.compiler.Failed() {
-		return nil, fmt.Errorf("compile policies: %w", e.compiler.Errors)
-	}
+	e := &Engine{files: files, Overridden: overridden, store: inmem.NewFromObject(data), compiler: compiler}
 	if err := e.readTaxonomy(ctx); err != nil {
 		return nil, err
 	}
@@ -123,6 +95,62 @@ func Load(ctx context.Context, opts Options) (*Engine, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// builtinOnly caches the parsed and compiled built-in policies: they are
+// the same for every load in a process, and parsing and compiling them is
+// nearly all of a load's cost (a watcher's rounds, a test binary's many
+// runs). A compiled compiler is only read afterwards, so engines share it.
+var builtinOnly struct {
+	once     sync.Once
+	files    []*sourceFile
+	compiler *ast.Compiler
+	err      error
+}
+
+// compiled parses and compiles the policies the options name.
+func compiled(opts Options) ([]*sourceFile, *ast.Compiler, []string, error) {
+	if len(opts.Dirs) == 0 && !opts.NoBuiltin {
+		b := &builtinOnly
+		b.once.Do(func() { b.files, b.compiler, _, b.err = compile(opts) })
+		return b.files, b.compiler, nil, b.err
+	}
+	return compile(opts)
+}
+
+func compile(opts Options) ([]*sourceFile, *ast.Compiler, []string, error) {
+	var builtin []*sourceFile
+	if !opts.NoBuiltin {
+		var err error
+		builtin, err = parseFS(policies.FS, ".", "builtin:", true)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("built-in policies: %w", err)
+		}
+	}
+	var user []*sourceFile
+	for _, d := range opts.Dirs {
+		fs, err := parseDir(d)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		user = append(user, fs...)
+	}
+	if err := checkUserPackages(user); err != nil {
+		return nil, nil, nil, err
+	}
+	files, overridden := merge(builtin, user)
+	modules := map[string]*ast.Module{}
+	for _, f := range files {
+		if f.Test {
+			continue
+		}
+		modules[f.Name] = f.Module
+	}
+	c := ast.NewCompiler()
+	if c.Compile(modules); c.Failed() {
+		return nil, nil, nil, fmt.Errorf("compile policies: %w", c.Errors)
+	}
+	return files, c, overridden, nil
 }
 
 // loadData merges data files into one document.
@@ -195,6 +223,7 @@ type taxonomy struct {
 	Layers          []string       `json:"layers"`
 	RootOrder       []string       `json:"root_order"`
 	Risks           []string       `json:"risks"`
+	Held            []string       `json:"held"`
 	Fallback        []string       `json:"fallback"`
 	FallbackJob     []string       `json:"fallback_job"`
 	NoCause         []string       `json:"no_cause"`
@@ -247,6 +276,7 @@ func (e *Engine) checkTaxonomy() error {
 		}
 	}
 	known("risks", e.tax.Risks...)
+	known("held", e.tax.Held...)
 	known("fallback", e.tax.Fallback...)
 	known("fallback_job", e.tax.FallbackJob...)
 	known("no_cause", e.tax.NoCause...)
@@ -286,6 +316,10 @@ func (e *Engine) SubjectFallback(category string) (rank int, ok bool) {
 	rank, ok = e.tax.FallbackSubject[category]
 	return rank, ok
 }
+
+// Held reports whether a category means someone holds the job on purpose
+// (suspended, debug mode).
+func (e *Engine) Held(category string) bool { return slices.Contains(e.tax.Held, category) }
 
 // Risk reports whether a category is a risk rather than an observed fault.
 func (e *Engine) Risk(category string) bool { return slices.Contains(e.tax.Risks, category) }

@@ -12,8 +12,10 @@ import (
 // `opa test` does and returns every result.
 func (e *Engine) RunTests(ctx context.Context) ([]*tester.Result, error) {
 	modules := map[string]*ast.Module{}
+	// The test runner compiles the modules again, which rewrites them:
+	// it gets copies, as engines may share the parsed policies.
 	for _, f := range e.files {
-		modules[f.Name] = f.Module
+		modules[f.Name] = f.Module.Copy()
 	}
 	txn, err := e.store.NewTransaction(ctx)
 	if err != nil {

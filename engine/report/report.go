@@ -33,6 +33,13 @@ const (
 // CategoryHealthy is the category of the primary finding of a healthy job.
 const CategoryHealthy = "healthy"
 
+// Job states.
+const (
+	StateHealthy   = "healthy"
+	StateUnhealthy = "unhealthy"
+	StateHeld      = "held"
+)
+
 // SeverityRank orders severities; unknown severities rank lowest.
 func SeverityRank(s string) int {
 	switch s {
@@ -86,15 +93,21 @@ type Job struct {
 	CollectedAt string `json:"collectedAt,omitempty"`
 	Cluster     string `json:"cluster,omitempty"`
 	Healthy     bool   `json:"healthy"`
+	// State is healthy, unhealthy, or held: someone holds the job on
+	// purpose (suspended, debug mode), which is neither.
+	State string `json:"state,omitempty"`
 	// Retryable is true when the primary cause is one a restart from the
 	// newest checkpoint can fix (the taxonomy's retryable categories).
 	Retryable bool `json:"retryable"`
 	// Summary is the one-line reading of the job: the primary cause and how
-	// the other findings group under it.
-	Summary  Text      `json:"summary"`
-	Primary  *Finding  `json:"primary"`
-	Findings []Finding `json:"findings"`
-	Replicas []Replica `json:"replicas"`
+	// the other findings group under it, rendered in every language for
+	// readers of the JSON. SummaryParts is the same reading as data, which
+	// renderers translate themselves.
+	Summary      Text      `json:"summary"`
+	SummaryParts []Part    `json:"summaryParts,omitempty"`
+	Primary      *Finding  `json:"primary"`
+	Findings     []Finding `json:"findings"`
+	Replicas     []Replica `json:"replicas"`
 	// Pods is one row per pod: where it ran and how it ended.
 	Pods     []Pod     `json:"pods,omitempty"`
 	Timeline []Entry   `json:"timeline"`
@@ -129,6 +142,27 @@ func (t Text) In(lang string) string {
 	}
 	return t.En
 }
+
+// Part is one clause of a structured summary: a catalogue key of
+// internal/i18n with its parameters. Role says how the clause relates to
+// the job's verdict (healthy, primary, consequence, also, more); Finding
+// names the finding whose title fills the {title} placeholder, in the
+// reader's language.
+type Part struct {
+	Role    string            `json:"role"`
+	Key     string            `json:"key"`
+	Params  map[string]string `json:"params,omitempty"`
+	Finding string            `json:"finding,omitempty"`
+}
+
+// Roles of summary parts.
+const (
+	RoleHealthy     = "healthy"
+	RolePrimary     = "primary"
+	RoleConsequence = "consequence"
+	RoleAlso        = "also"
+	RoleMore        = "more"
+)
 
 // Finding is one conclusion of one rule about one job. Findings from the
 // same rule with the same parameters on several pods are merged into one
@@ -262,6 +296,12 @@ type Pod struct {
 	Restarts int    `json:"restarts"`
 	// LastLine is the last line of the main container's current log.
 	LastLine string `json:"lastLine,omitempty"`
+	// LastLines are the last lines of the log of the container's last run
+	// (the previous instance's when it waits to restart), so that a reader
+	// sees what a killed process printed before it died. TailPrevious
+	// says they come from the previous instance.
+	LastLines    []string `json:"lastLines,omitempty"`
+	TailPrevious bool     `json:"tailPrevious,omitempty"`
 	// Failing is true when this pod is a subject of a fault finding.
 	Failing bool `json:"failing,omitempty"`
 }
@@ -276,6 +316,14 @@ type Entry struct {
 	// TextZh is the Chinese text of entries whose words traindoc wrote
 	// (pod created, container terminated); cluster text stays as it was.
 	TextZh string `json:"textZh,omitempty"`
+	// Key and Params are the words traindoc wrote as data: a catalogue key
+	// of internal/i18n and its parameters, which renderers translate. An
+	// entry without a key quotes the cluster (an event, a condition);
+	// Reason is then the event's reason or the condition's type, which
+	// groups routine entries.
+	Key    string            `json:"key,omitempty"`
+	Params map[string]string `json:"params,omitempty"`
+	Reason string            `json:"reason,omitempty"`
 	// Warning marks entries that are bad news (Warning events, failures).
 	Warning bool `json:"warning,omitempty"`
 }
@@ -405,5 +453,41 @@ func (j *Job) Failing(severity string) []*Finding {
 			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// Merge makes one report of several, as one run over several snapshots:
+// the jobs of all of them, each keeping its own snapshot's collectedAt and
+// cluster; the newest collectedAt; the source when all agree; and every
+// warning prefixed with the label of the report it came from (labels[i]
+// names reps[i], e.g. the snapshot's path).
+func Merge(reps []*Report, labels []string) *Report {
+	if len(reps) == 1 {
+		return reps[0]
+	}
+	out := &Report{SchemaVersion: SchemaVersion, Warnings: []string{}, Jobs: []Job{}}
+	for i, r := range reps {
+		if i == 0 {
+			out.Tool, out.Source = r.Tool, r.Source
+		}
+		if r.Source != out.Source {
+			out.Source = ""
+		}
+		if r.CollectedAt > out.CollectedAt {
+			out.CollectedAt = r.CollectedAt
+		}
+		label := ""
+		if i < len(labels) {
+			label = labels[i]
+		}
+		for _, w := range r.Warnings {
+			if label != "" {
+				w = label + ": " + w
+			}
+			out.Warnings = append(out.Warnings, w)
+		}
+		out.Jobs = append(out.Jobs, r.Jobs...)
+	}
+	out.Sort()
 	return out
 }

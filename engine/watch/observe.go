@@ -128,7 +128,7 @@ func TakeFacts(snap *snapshot.Snapshot, job *evidence.Job) *Facts {
 			f.Ray = pod.Exec.RayStatus
 		}
 		if pod.Exec != nil && pod.Exec.Checkpoints != nil {
-			if c := readCheckpoint(snap, pod.Exec.Checkpoints.File, job.Now); c != nil && (f.Checkpoint == nil || c.Step > f.Checkpoint.Step) {
+			if c := readCheckpoint(snap, pod.Exec.Checkpoints.File, job.Now, job.Progress.LastSavedStep); c != nil && (f.Checkpoint == nil || c.Step > f.Checkpoint.Step) {
 				f.Checkpoint = c
 			}
 		}
@@ -156,8 +156,9 @@ func TakeFacts(snap *snapshot.Snapshot, job *evidence.Job) *Facts {
 }
 
 // readCheckpoint parses a checkpoint listing again for what the rules'
-// view drops: the checkpoint's path.
-func readCheckpoint(snap *snapshot.Snapshot, rel, now string) *Checkpoint {
+// view drops: the checkpoint's path. A listed checkpoint newer than the
+// last save the logs report is still being written, so it is not offered.
+func readCheckpoint(snap *snapshot.Snapshot, rel, now string, lastSaved *int64) *Checkpoint {
 	if rel == "" || snap == nil {
 		return nil
 	}
@@ -167,7 +168,7 @@ func readCheckpoint(snap *snapshot.Snapshot, rel, now string) *Checkpoint {
 	}
 	defer file.Close()
 	t, _ := time.Parse(time.RFC3339, now)
-	l, err := execout.ParseCheckpointListing(file, execout.ListingOptions{Now: t})
+	l, err := execout.ParseCheckpointListing(file, execout.ListingOptions{Now: t, LastSavedStep: lastSaved})
 	if err != nil || l.Latest == nil {
 		return nil
 	}

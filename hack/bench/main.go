@@ -120,7 +120,7 @@ func run(c *config, only string) error {
 	logf("cache: %s", c.cache)
 	c.bin = filepath.Join(c.cache, "bin", "traindoc.test")
 	logf("building the CLI test binary")
-	if err := runIn(c.root, "go", "test", "-c", "-o", c.bin, "./cmd/traindoc"); err != nil {
+	if err := runIn(c.root, "go", "test", "-c", "-o", c.bin, "./internal/cli"); err != nil {
 		return err
 	}
 	steps := []struct {

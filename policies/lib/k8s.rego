@@ -9,7 +9,13 @@ package traindoc.lib.k8s
 pod_ref(pod) := {"kind": "Pod", "namespace": pod.namespace, "name": pod.name}
 
 # job_ref is the object reference of the job under diagnosis.
-job_ref := {"kind": input.kind, "namespace": input.namespace, "name": input.name}
+job_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
+
+# list(x) is x when it is an array, else the empty array: fields that a
+# kind may leave out or write as null.
+list(x) := x if is_array(x)
+
+else := []
 
 # event_evidence turns an event into an evidence entry. Its time is the
 # first occurrence: rules date findings from evidence, and a cause is when

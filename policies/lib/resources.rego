@@ -14,7 +14,6 @@ import data.traindoc.lib.k8s
 signatures contains {
 	"id": "exec.oom-killed.kernel",
 	"pattern": `Out of memory: Kill(?:ed)? process \d+|Memory cgroup out of memory: Kill(?:ed)? process|oom-kill:constraint=|oom_reaper: reaped process \d+`,
-	"hint": "process",
 }
 
 # Ray's memory monitor and its periodic summary. (Not the worker-death
@@ -29,7 +28,6 @@ signatures contains {
 signatures contains {
 	"id": "exec.oom-killed.dataloader",
 	"pattern": `DataLoader worker \(pids?\(?s?\)?[\d, ]+\) is killed by signal: Killed`,
-	"hint": "is killed by signal: Killed",
 }
 
 # log_oom_ids are the log signatures that say the kernel or Ray killed a

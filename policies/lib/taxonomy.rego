@@ -78,6 +78,12 @@ root_order := ["node", "spec", "control", "execution", "progress"]
 # has a fault. Every other category except healthy is a fault.
 risks := {"spec.no-shm"}
 
+# held are the categories of a job that someone holds on purpose:
+# suspended, or kept in a debug mode. Such a job is neither healthy nor
+# failing; it is shown in its own state, and what follows from the hold
+# (idle GPUs in debug mode) does not make it unhealthy.
+held := {"job.suspended", "job.debug-mode"}
+
 # retryable root causes are those a restart from the newest checkpoint can
 # fix: hardware and node faults, disruptions from outside the job,
 # collective failures, kills from outside, stalls. Never retryable: spec,
@@ -245,6 +251,11 @@ explains["job.unexplained-failure"] contains effect if {
 
 # A quota that can never admit the job explains why its gang waits.
 explains["sched.quota-exceeded"] contains "sched.gang-pending"
+
+# A container killed from outside (a liveness probe, an eviction's
+# SIGKILL) fails the job, whose teardown then sends SIGTERM to the other
+# replicas: the first kill explains the later ones.
+explains["exec.killed"] contains "exec.killed"
 
 # A disk or EFA problem shows up as timeouts and stalls.
 explains["exec.efa-fallback"] contains "exec.nccl-error"

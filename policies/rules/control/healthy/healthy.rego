@@ -25,15 +25,9 @@ package traindoc.rules.control.healthy
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _status := object.get(input, "status", {})
 
-_conditions := _list(object.get(_status, "conditions", []))
+_conditions := k8s.list(object.get(_status, "conditions", []))
 
 _failed if input.phase == "Failed"
 
@@ -45,15 +39,15 @@ _failed if {
 
 # Succeeded: the normalised phase, a Succeeded/Complete/Completed condition,
 # RayJob SUCCEEDED, T9k Succeeded.
-_success_evidence contains k8s.field_evidence(_ref, "status.phase", "Succeeded") if input.phase == "Succeeded"
+_success_evidence contains k8s.field_evidence(k8s.job_ref, "status.phase", "Succeeded") if input.phase == "Succeeded"
 
-_success_evidence contains k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c) if {
+_success_evidence contains k8s.condition_evidence(k8s.job_ref, sprintf("status.conditions[%s]", [c.type]), c) if {
 	some c in _conditions
 	c.type in {"Succeeded", "Complete", "Completed"}
 	c.status == "True"
 }
 
-_success_evidence contains k8s.field_evidence(_ref, "status.jobStatus", p) if {
+_success_evidence contains k8s.field_evidence(k8s.job_ref, "status.jobStatus", p) if {
 	p := object.get(_status, "phase", "")
 	upper(p) == "SUCCEEDED"
 }
@@ -71,32 +65,32 @@ findings contains f if {
 	}
 }
 
-_expected := sum([g.expected | some g in _list(input.replicas)])
+_expected := sum([g.expected | some g in k8s.list(input.replicas)])
 
 # Waiting reasons that are part of a normal start.
 _normal_waiting := {"ContainerCreating", "PodInitializing"}
 
 _bad_container if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some c in k8s.containers(pod)
 	c.state.state == "waiting"
 	not object.get(c.state, "reason", "") in _normal_waiting
 }
 
 _short_group if {
-	some g in _list(input.replicas)
+	some g in k8s.list(input.replicas)
 	g.running + g.succeeded < g.expected
 }
 
 _bad_pod if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.phase in {"Failed", "Unknown", "Pending"}
 }
 
 findings contains f if {
 	input.phase == "Running"
 	not _failed
-	count(_list(input.replicas)) > 0
+	count(k8s.list(input.replicas)) > 0
 	_expected > 0
 	not _short_group
 	not _bad_container
@@ -104,7 +98,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"state": "running", "replicas": _expected},
-		"evidence": [k8s.field_evidence(_ref, "replicas", concat(", ", [sprintf("%s %d/%d running", [g.type, g.running + g.succeeded, g.expected]) | some g in _list(input.replicas)]))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "replicas", concat(", ", [sprintf("%s %d/%d running", [g.type, g.running + g.succeeded, g.expected]) | some g in k8s.list(input.replicas)]))],
 		"time": object.get(_status, "startTime", object.get(input, "createdAt", "")),
 	}
 }

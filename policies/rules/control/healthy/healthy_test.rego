@@ -6,7 +6,7 @@ _group(t, expected, running, succeeded) := {"type": t, "expected": expected, "cr
 
 _pod(name, phase, state) := {"name": name, "namespace": "ml", "phase": phase, "conditions": [], "containers": [{"name": "pytorch", "state": state, "lastState": {}}]}
 
-test_succeeded if {
+test_fires_succeeded if {
 	c := {"type": "Succeeded", "status": "True", "reason": "PyTorchJobSucceeded", "message": "PyTorchJob ml/bert is successfully completed.", "lastTransitionTime": "2026-03-01T12:00:00Z"}
 	j := {"kind": "PyTorchJob", "name": "bert", "namespace": "ml", "phase": "Succeeded", "status": {"conditions": [c]}, "replicas": [_group("Master", 1, 0, 1)], "pods": []}
 	fs := healthy.findings with input as j
@@ -16,7 +16,7 @@ test_succeeded if {
 	f.time == "2026-03-01T12:00:00Z"
 }
 
-test_running_all_up if {
+test_fires_running_all_up if {
 	pods := [_pod("bert-master-0", "Running", {"state": "running"}), _pod("bert-worker-0", "Running", {"state": "running"})]
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Running", "status": {"conditions": []}, "replicas": [_group("Master", 1, 1, 0), _group("Worker", 1, 1, 0)], "pods": pods}
 	fs := healthy.findings with input as j
@@ -24,7 +24,7 @@ test_running_all_up if {
 	f.params == {"state": "running", "replicas": 2}
 }
 
-test_crashloop_or_missing_silent if {
+test_quiet_crashloop_or_missing_silent if {
 	crash := [_pod("bert-master-0", "Running", {"state": "waiting", "reason": "CrashLoopBackOff"})]
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Running", "status": {"conditions": []}, "replicas": [_group("Master", 1, 1, 0)], "pods": crash}
 	count(healthy.findings) == 0 with input as j
@@ -32,7 +32,7 @@ test_crashloop_or_missing_silent if {
 	count(healthy.findings) == 0 with input as short
 }
 
-test_failed_job_silent if {
+test_quiet_failed_job_silent if {
 	c := {"type": "Failed", "status": "True", "reason": "PyTorchJobFailed"}
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "status": {"conditions": [c]}, "replicas": [_group("Master", 1, 0, 0)], "pods": []}
 	count(healthy.findings) == 0 with input as j

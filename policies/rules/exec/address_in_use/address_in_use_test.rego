@@ -23,7 +23,7 @@ test_fires_with_port if {
 }
 
 # A metrics exporter failing to bind in a job that trains on is not the failure.
-test_not_when_training_continued if {
+test_quiet_when_training_continued if {
 	fs := address_in_use.findings with input as {"phase": "Running", "pods": [_pod(0, {"lastStepLine": 5000})]}
 	count(fs) == 0
 }
@@ -44,7 +44,7 @@ test_quiet_when_bind_failure_was_long_before_the_end if {
 	count(address_in_use.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_signature if {
+test_fires_signature if {
 	some s in address_in_use.signatures
 	regex.match(s.pattern, _line)
 	regex.match(s.pattern, "RuntimeError: Address already in use")

@@ -29,7 +29,7 @@ test_fires_on_old_driver if {
 	f.time == ""
 }
 
-test_not_in_succeeded_job if {
+test_quiet_in_succeeded_job if {
 	pod := _pod({"exec.cuda-env.arch": _m(3, "UserWarning: NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current PyTorch installation.")})
 	count(cuda_env.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
 }
@@ -39,7 +39,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.cuda-env.arch"), "RuntimeError: CUDA error: no kernel image is available for execution on the device")
 	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
 	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version")
@@ -50,7 +50,7 @@ test_signatures if {
 	regex.match(_re("exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
 }
 
-test_nvml_mismatch_is_the_driver if {
+test_fires_nvml_mismatch_is_the_driver if {
 	some s in cuda_env.signatures
 	s.id == "exec.cuda-env.driver"
 	regex.match(s.pattern, "Failed to initialize NVML: Driver/library version mismatch")

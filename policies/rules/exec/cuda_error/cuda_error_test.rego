@@ -28,7 +28,7 @@ test_fires_on_illegal_access if {
 }
 
 # "unknown error" and ECC are hardware, "out of memory" is cuda-oom.
-test_not_on_hardware_or_oom_texts if {
+test_quiet_on_hardware_or_oom_texts if {
 	pod := _pod({"exec.cuda-error.runtime": {"count": 2, "firstLine": 4, "lastLine": 9, "samples": [
 		{"line": 4, "text": "what():  CUDA error: unknown error"},
 		{"line": 9, "text": "RuntimeError: CUDA error: uncorrectable ECC error encountered"},
@@ -43,7 +43,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.cuda-error.assert"), "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.")
 	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`")
 	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
@@ -52,7 +52,7 @@ test_signatures if {
 }
 
 # PyTorch 0.x-1.0 reported CUDA faults as "cuda runtime error (N) : ...".
-test_old_runtime_error_wording if {
+test_fires_old_runtime_error_wording if {
 	m := {"exec.cuda-error.runtime": {"count": 1, "firstLine": 9, "lastLine": 9, "samples": [{"line": 9, "text": "RuntimeError: cuda runtime error (74) : misaligned address at /pytorch/aten/src/THC/THCTensorCopy.cu:84"}]}}
 	pod := {"name": "w", "namespace": "ml", "phase": "Failed", "containers": [{"name": "pytorch", "restartCount": 0, "state": {"state": "terminated", "exitCode": 1}, "lastState": {}, "logs": [{"file": "f", "previous": false, "matches": m, "tail": []}]}]}
 	some f in cuda_error.findings with input as {"phase": "Failed", "pods": [pod]}

@@ -38,13 +38,13 @@ test_fires_on_torch_oom if {
 
 # An OOM that a batch-size finder caught, with training going on afterwards
 # in a job that is still running, is not a failure.
-test_not_when_training_continued if {
+test_quiet_when_training_continued if {
 	pod := _pod({"exec.cuda-oom.torch": _match(_line)}, {"lastStepLine": 900}, {"state": "running"})
 	fs := cuda_oom.findings with input as {"phase": "Running", "pods": [pod]}
 	count(fs) == 0
 }
 
-test_not_in_succeeded_job if {
+test_quiet_in_succeeded_job if {
 	pod := _pod({"exec.cuda-oom.torch": _match(_line)}, {}, {"state": "terminated", "exitCode": 0})
 	fs := cuda_oom.findings with input as {"phase": "Succeeded", "pods": [pod]}
 	count(fs) == 0
@@ -55,7 +55,7 @@ _sig(id) := s if {
 	s.id == id
 }
 
-test_signatures_match_real_lines if {
+test_fires_signatures_match_real_lines if {
 	regex.match(_sig("exec.cuda-oom.torch").pattern, "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.15 GiB")
 	regex.match(_sig("exec.cuda-oom.torch").pattern, "RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity; 14.21 GiB already allocated)")
 	regex.match(_sig("exec.cuda-oom.torch").pattern, "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.95 GiB. GPU 0 has a total capacity of 191.98 GiB")
@@ -68,13 +68,13 @@ test_signatures_match_real_lines if {
 }
 
 # TensorFlow's CPU allocator and pinned host buffers are host memory.
-test_not_on_host_allocations if {
+test_quiet_on_host_allocations if {
 	for_cpu := {"exec.cuda-oom.xla": {"count": 1, "firstLine": 9, "lastLine": 9, "samples": [{"line": 9, "text": "W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at cast_op.cc:109 : Resource exhausted: OOM when allocating tensor with shape[1,559,512,3] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu"}]}}
 	pod := {"name": "w", "namespace": "ml", "phase": "Failed", "containers": [{"name": "tensorflow", "restartCount": 0, "state": {"state": "terminated", "exitCode": 1}, "lastState": {}, "logs": [{"file": "f", "previous": false, "matches": for_cpu, "tail": []}]}]}
 	count(cuda_oom.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_signature_family if {
+test_fires_signature_family if {
 	some s in cuda_oom.signatures
 	s.id == "exec.cuda-oom.xla"
 	regex.match(s.pattern, "jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 20029400304 bytes.")

@@ -32,12 +32,12 @@ test_fires_on_enospc if {
 }
 
 # /dev/shm belongs to exec.shm-exhausted.
-test_not_on_dev_shm if {
+test_quiet_on_dev_shm if {
 	pod := _pod(_failed, {"exec.enospc": _m("RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")}, {})
 	count(disk_full.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.disk-full.torch-save"), "RuntimeError: [enforce fail at inline_container.cc:595] . unexpected pos 2207252800 vs 2207252688")
 	regex.match(_re("exec.disk-full.torch-save"), "RuntimeError: [enforce fail at inline_container.cc:764] . PytorchStreamWriter failed writing file data/123: file write failed")
 	not regex.match(_re("exec.enospc"), "Saving model checkpoint to /checkpoints/run1/checkpoint-5000")
@@ -47,14 +47,14 @@ _ms(text, before) := {"count": 1, "firstLine": 100, "lastLine": 100, "samples": 
 
 # multiprocessing's semaphores live in /dev/shm: a bare [Errno 28] raised
 # from SemLock is shared memory, not a disk.
-test_not_on_semlock_enospc if {
+test_quiet_on_semlock_enospc if {
 	before := ["  File \"/usr/lib/python3.10/multiprocessing/synchronize.py\", line 57, in __init__", "    sl = self._semlock = _multiprocessing.SemLock("]
 	pod := _pod(_failed, {"exec.enospc": _ms("OSError: [Errno 28] No space left on device", before)}, {})
 	count(disk_full.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
 # A bare ENOSPC while saving a checkpoint: the df output names the full mount.
-test_path_from_df if {
+test_fires_path_from_df if {
 	before := ["  File \"/usr/local/lib/python3.10/dist-packages/torch/serialization.py\", line 604, in _save", "    zip_file.write_record(name, storage.data_ptr(), num_bytes)"]
 	df := {"name": "df.txt", "file": "exec/w-2/df.txt", "text": "Filesystem      Size  Used Avail Use% Mounted on\noverlay         200G   61G  140G  31% /\nshm              16G  1.2G   15G   8% /dev/shm\n/dev/nvme1n1    2.0T  2.0T     0 100% /checkpoints\n"}
 	pod := object.union(_pod(_failed, {"exec.enospc": _ms("OSError: [Errno 28] No space left on device", before)}, {}), {"exec": {"other": [df]}})

@@ -77,7 +77,7 @@ test_fires_for_rdma_without_device if {
 
 # An MPIJob launcher forwards the ranks' output: the finding is about the
 # worker pods where the ranks ran, not the launcher.
-test_launcher_log_names_the_workers if {
+test_fires_launcher_log_names_the_workers if {
 	launcher := object.union(_pod("job-launcher", {"net.ofi-init-failed": _m(_ofi_failed), "net.nccl-socket": _m(_socket)}), {"replicaType": "launcher"})
 	w0 := object.union(_pod("job-worker-0", {}), {"replicaType": "worker"})
 	w1 := object.union(_pod("job-worker-1", {}), {"replicaType": "worker"})
@@ -96,7 +96,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("net.ofi-efa"), "ip-10-36-29-253:79:2547 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)")
 	regex.match(_re("net.ofi-efa"), "NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)")
 	regex.match(_re("net.ofi-efa"), "llama3-70b-sft-worker-2:139:219 [0] NCCL INFO Channel 00/0 : 23[7] -> 24[0] [receive] via NET/Libfabric/0/GDRDMA")

@@ -39,12 +39,12 @@ test_fires_on_hf_missing_config if {
 }
 
 # "No resume checkpoint found" handled by the script, training goes on.
-test_not_when_handled if {
+test_quiet_when_handled if {
 	pod := _pod(_running, {"exec.file-not-found.python": _m("FileNotFoundError: [Errno 2] No such file or directory: '/ckpt/latest'")}, {"lastStepLine": 450})
 	count(file_not_found.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.file-not-found.python"), "python: can't open file '/workspace/train.py': [Errno 2] No such file or directory")
 	regex.match(_re("exec.file-not-found.hf"), "OSError: Can't load tokenizer for '/models/tok'. If you were trying to load it from 'https://huggingface.co/models', make sure you don't have a local directory with the same name.")
 	not regex.match(_re("exec.file-not-found.hf"), "loading configuration file config.json from cache at /root/.cache/huggingface/hub/models--meta-llama--Llama-2-13b-hf/config.json")

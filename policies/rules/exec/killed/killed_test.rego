@@ -33,14 +33,14 @@ test_fires_on_liveness if {
 	f.time == "2026-03-01T09:00:00Z"
 }
 
-test_not_on_oomkilled_137 if {
+test_quiet_on_oomkilled_137 if {
 	pod := _pod({"state": "terminated", "reason": "OOMKilled", "exitCode": 137}, {})
 	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	count(fs) == 0
 }
 
 # torchrun tearing down its own ranks after a peer failed is not a kill from outside.
-test_not_on_torchrun_closing_signal if {
+test_quiet_on_torchrun_closing_signal if {
 	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 1}, {})
 	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	count(fs) == 0
@@ -52,7 +52,7 @@ test_not_on_torchrun_closing_signal if {
 
 # A SIGKILL the node's OOM killer sent is exec.oom-killed, not a kill from
 # outside.
-test_not_on_137_with_node_oom_event if {
+test_quiet_on_137_with_node_oom_event if {
 	pod := object.union(_pod({"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}, {}), {"nodeName": "gpu-node-3"})
 	ev := {
 		"type": "Warning", "reason": "OOMKilling", "count": 1,

@@ -40,18 +40,18 @@ test_fires_on_cannot_import if {
 }
 
 # An optional dependency probed at start in a job that keeps running.
-test_not_on_optional_import if {
+test_quiet_on_optional_import if {
 	pod := _pod(_running, {"exec.missing-module.import": _m("No module named 'apex', using torch AMP instead")}, {"lastStepLine": 400})
 	count(missing_module.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
 # A missing CUDA library is exec.cuda-env.
-test_not_on_cuda_library if {
+test_quiet_on_cuda_library if {
 	pod := _pod(_failed, {"exec.missing-module.import": _m("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")}, {})
 	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.missing-module.import"), "ImportError: This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`")
 	regex.match(_re("exec.missing-module.import"), "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
 	regex.match(_re("exec.missing-module.command"), "bash: line 1: torchrun: command not found")
@@ -72,7 +72,7 @@ test_fires_on_exit_127 if {
 # An extension built against another PyTorch is a broken Python
 # environment (missing-module); an undefined CUDA or NCCL symbol is a CUDA
 # library mismatch and belongs to exec.cuda-env.
-test_undefined_symbol_split if {
+test_quiet_undefined_symbol_split if {
 	ext := _pod(_failed, {"exec.missing-module.import": _m("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")}, {})
 	some f in missing_module.findings with input as {"phase": "Failed", "pods": [ext]}
 	f.params.module == "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so (undefined symbol)"

@@ -15,8 +15,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Training diverged: {{.detail}}."
-#     zh: "训练发散：{{.detail}}。"
+#     en: "Training diverged: {{.detail}}{{if .step}} (since step {{.step}}){{end}}."
+#     zh: "训练发散：{{.detail_zh}}{{if .step}}（自第 {{.step}} 步起）{{end}}。"
 #   remediation:
 #     en: |
 #       - Lower the learning rate or lengthen warmup; enable gradient clipping (`max_grad_norm=1.0`).
@@ -49,7 +49,6 @@ signatures contains {
 signatures contains {
 	"id": "exec.nan-loss.anomaly",
 	"pattern": `returned nan values in its \d+(?:th|st|nd|rd) output`,
-	"hint": "returned nan values",
 }
 
 # fp16 loss scaling that has given up (plain "Gradient overflow. Skipping
@@ -59,79 +58,47 @@ signatures contains {
 	"pattern": `Current loss scale already at minimum|Minimum loss scale reached|loss scale (?:reached|hit) (?:its )?minimum`,
 }
 
-# Metric reports, each with its finite counterpart: a bad value counts
-# only while no good one has been logged since (a scaler that skips a few
-# steps and recovers, an isolated nan grad norm, are harmless). Context
-# ids: the rule, not the match, decides.
-_metric_re(key, value) := sprintf(`(?i)(?:^|[^\w])%s'?(?:\s*[:=]\s*|\s+)'?(?:tensor\()?%s`, [key, value])
-
-_loss_key := `(?:train[_/]|lm |reduced_train_|total_|avg_|mean_)?loss`
-
-_grad_key := `grad[_ ]norm`
-
-_bad := `[-+]?(?:nan|inf)\b`
-
-_good := `[-+]?\d`
-
-signatures contains {"id": "ctx.nan-loss.loss-bad", "pattern": _metric_re(_loss_key, _bad), "context": _ctx}
-
-signatures contains {"id": "ctx.nan-loss.loss-good", "pattern": _metric_re(_loss_key, _good)}
-
-signatures contains {"id": "ctx.nan-loss.grad-bad", "pattern": _metric_re(_grad_key, _bad), "context": _ctx}
-
-signatures contains {"id": "ctx.nan-loss.grad-good", "pattern": _metric_re(_grad_key, _good)}
-
-# Megatron's per-report counters.
-signatures contains {"id": "ctx.nan-loss.nan-iters", "pattern": _nan_iters, "context": _ctx}
-
-signatures contains {"id": "ctx.nan-loss.no-nan-iters", "pattern": _no_nan_iters}
-
-signatures contains {"id": "ctx.nan-loss.skipped-iters", "pattern": _skipped, "context": _ctx}
-
-signatures contains {"id": "ctx.nan-loss.no-skipped-iters", "pattern": _no_skipped}
-
 # DeepSpeed's loss scaler at its floor, and any of its overflows.
 signatures contains {"id": "ctx.nan-loss.scale-floor", "pattern": `OVERFLOW! Rank \d+ Skipping step\. Attempted loss scale: 1(?:\.0)?, reducing to 1(?:\.0)?\b`}
 
 signatures contains {"id": "ctx.nan-loss.overflow", "pattern": `OVERFLOW! Rank \d+ Skipping step`}
 
-_nan_iters := `number of nan iterations:\s*[1-9]`
-
-_no_nan_iters := `number of nan iterations:\s*0\b`
-
-_skipped := `number of skipped iterations:\s*[1-9]`
-
-_no_skipped := `number of skipped iterations:\s*0\b`
-
-# The lines before a bad report that the scanner keeps: the scanner keeps
-# only the first few reports and the last, so the reports just before the
-# last one are read from its context.
-_ctx := 40
-
-_patterns := {
-	"ctx.nan-loss.loss-bad": _metric_re(_loss_key, _bad),
-	"ctx.nan-loss.loss-good": _metric_re(_loss_key, _good),
-	"ctx.nan-loss.grad-bad": _metric_re(_grad_key, _bad),
-	"ctx.nan-loss.grad-good": _metric_re(_grad_key, _good),
-	"ctx.nan-loss.nan-iters": _nan_iters,
-	"ctx.nan-loss.no-nan-iters": _no_nan_iters,
-	"ctx.nan-loss.skipped-iters": _skipped,
-	"ctx.nan-loss.no-skipped-iters": _no_skipped,
-}
-
-# bad, good, how many bad reports since the last good one make it
-# divergence, and what it means.
-_pairs := [
-	{"bad": "ctx.nan-loss.loss-bad", "good": "ctx.nan-loss.loss-good", "min": 3, "detail": "the logged loss is NaN or Inf and has not recovered"},
-	{"bad": "ctx.nan-loss.grad-bad", "good": "ctx.nan-loss.grad-good", "min": 3, "detail": "the gradient norm is NaN or Inf and has not recovered"},
-	{"bad": "ctx.nan-loss.nan-iters", "good": "ctx.nan-loss.no-nan-iters", "min": 2, "detail": "every report since has NaN iterations"},
-	{"bad": "ctx.nan-loss.skipped-iters", "good": "ctx.nan-loss.no-skipped-iters", "min": 5, "detail": "every report since skips iterations (the fp16 loss scale cannot recover)"},
+# The metrics the progress patterns track (lib/progress.rego) that say
+# training diverged when they stay bad: how many reports in a row up to
+# the last one must be bad, and what it means. A loss or grad norm is bad
+# when nan or inf (a scaler that skips a few steps and recovers, an
+# isolated nan grad norm, are harmless); Megatron's counters when not
+# zero.
+_metrics := [
+	{
+		"name": "loss", "run": "nonFiniteRun", "since": "nonFiniteSince", "min": 3,
+		"detail": "the logged loss is NaN or Inf and has not recovered",
+		"detail_zh": "记录的 loss 为 NaN 或 Inf，且没有恢复",
+	},
+	{
+		"name": "grad_norm", "run": "nonFiniteRun", "since": "nonFiniteSince", "min": 3,
+		"detail": "the gradient norm is NaN or Inf and has not recovered",
+		"detail_zh": "梯度范数为 NaN 或 Inf，且没有恢复",
+	},
+	{
+		"name": "nan_iters", "run": "nonZeroRun", "since": "nonZeroSince", "min": 2,
+		"detail": "every report since has NaN iterations",
+		"detail_zh": "此后每次报告都有 NaN 迭代",
+	},
+	{
+		"name": "skipped_iters", "run": "nonZeroRun", "since": "nonZeroSince", "min": 5,
+		"detail": "every report since skips iterations (the fp16 loss scale cannot recover)",
+		"detail_zh": "此后每次报告都跳过迭代（fp16 的 loss scale 无法恢复）",
+	},
 ]
 
 _detail := {
-	"exec.nan-loss.stop": "the loss became NaN or Inf",
-	"exec.nan-loss.anomaly": "autograd anomaly detection found NaN",
-	"exec.nan-loss.scale": "the fp16 loss scale reached its minimum (gradients overflow every step)",
+	"exec.nan-loss.stop": {"en": "the loss became NaN or Inf", "zh": "loss 变成了 NaN 或 Inf"},
+	"exec.nan-loss.anomaly": {"en": "autograd anomaly detection found NaN", "zh": "autograd 异常检测发现了 NaN"},
+	"exec.nan-loss.scale": {
+		"en": "the fp16 loss scale reached its minimum (gradients overflow every step)",
+		"zh": "fp16 的 loss scale 已降到最小值（每一步梯度都溢出）",
+	},
 }
 
 # Explicit stops. Training keeps logging after a NaN, so progress
@@ -159,43 +126,20 @@ findings contains f if {
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"detail": _detail[hs[0].id]},
+		"params": {"detail": _detail[hs[0].id].en, "detail_zh": _detail[hs[0].id].zh},
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 	}
 }
 
-# A metric that went bad and stayed bad, while the job may still be
-# stepping.
-_diverged(lf, p) := ss if {
-	bad := lf.matches[p.bad]
-	good_last := object.get(lf.matches, [p.good, "lastLine"], 0)
-	_since(bad, p, good_last) >= p.min
-	ss := [s | some s in bad.samples; s.line > good_last]
+# A metric that went bad and stayed bad up to its last report, while the
+# job may still be stepping: the first bad report of the run and the
+# last one.
+_diverged(lf, m) := [since, t.last] if {
+	t := lf.progress.metrics[m.name]
+	t[m.run] >= m.min
+	since := t[m.since]
 }
-
-_since(bad, p, good_last) := bad.count if bad.firstLine > good_last
-
-else := max({
-	count([s | some s in bad.samples; s.line > good_last]),
-	_run_before_last(bad, p, good_last),
-})
-
-# The bad reports in a row that end with the last one, counted in its
-# context: 1 for the last one, plus those before it since the latest good
-# report there.
-_run_before_last(bad, p, good_last) := n if {
-	last := bad.samples[count(bad.samples) - 1]
-	last.line > good_last
-	before := object.get(last, "before", [])
-	goods := [i | some i, l in before; regex.match(_patterns[p.good], l)]
-	from := _after_last(goods)
-	n := 1 + count([i | some i, l in before; i >= from; regex.match(_patterns[p.bad], l)])
-} else := 0
-
-_after_last(goods) := 0 if count(goods) == 0
-
-else := max(goods) + 1
 
 # DeepSpeed: the latest overflow happened at the floor, and not once.
 _floor(lf) := ss if {
@@ -206,13 +150,16 @@ _floor(lf) := ss if {
 }
 
 _metric(c) := array.concat(
-	[{"log": lf, "samples": ss, "detail": p.detail} |
+	[object.union(m, {"log": lf, "samples": ss}) |
 		some lf in exec.logs(c)
-		some p in _pairs
-		ss := _diverged(lf, p)
-		count(ss) > 0
+		some m in _metrics
+		ss := _diverged(lf, m)
 	],
-	[{"log": lf, "samples": ss, "detail": "the fp16 loss scale is stuck at its minimum (every step overflows)"} |
+	[{
+		"log": lf, "samples": ss,
+		"detail": "the fp16 loss scale is stuck at its minimum (every step overflows)",
+		"detail_zh": "fp16 的 loss scale 卡在最小值（每一步都溢出）",
+	} |
 		some lf in exec.logs(c)
 		ss := _floor(lf)
 	],
@@ -229,11 +176,16 @@ findings contains f if {
 	s := first.samples[0]
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"detail": first.detail},
-		"evidence": [_sample_ev(pod, c, m.log, s2) | some m in ms; some s2 in array.slice(m.samples, 0, 2)],
+		"params": object.union({"detail": first.detail, "detail_zh": first.detail_zh}, _step(s)),
+		# Several metrics usually go bad on the same lines: each line once.
+		"evidence": sort({_sample_ev(pod, c, m.log, s2) | some m in ms; some s2 in array.slice(m.samples, 0, 2)}),
 		"time": _time(c, first.log, s),
 	}
 }
+
+_step(s) := {"step": sprintf("%d", [s.step])} if is_number(s.step)
+
+else := {}
 
 _time(c, lf, s) := s.time if object.get(s, "time", "") != ""
 

@@ -11,7 +11,7 @@
 # custom:
 #   severity: error
 #   owner: platform
-#   explains: [job.backoff-exceeded, exec.nccl-timeout]
+#   explains: [job.backoff-exceeded, exec.nccl-timeout, exec.nonzero-exit]
 #   message:
 #     en: "NCCL failed: {{.kind}}.{{if .hint}} {{.hint}}{{end}}"
 #     zh: "NCCL 出错：{{.kind_zh}}。{{if .hint}}{{.hint_zh}}{{end}}"

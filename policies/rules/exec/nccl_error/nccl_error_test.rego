@@ -13,7 +13,7 @@ _pod(matches) := {
 
 _m(line, text) := {"count": 1, "firstLine": line, "lastLine": line, "samples": [{"line": line, "text": text}]}
 
-test_ib_error_is_hardware if {
+test_fires_ib_error_is_hardware if {
 	pod := _pod({
 		"exec.nccl-error.ib": _m(3, "node-7:1234:1300 [3] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.1.2.3<36530> with error 12, opcode 32753, len 0, vendor err 129 (Recv) localGid ::ffff:10.1.2.4 remoteGid ::ffff:10.1.2.3"),
 		"exec.nccl-error.result": _m(9, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.20.5"),
@@ -27,14 +27,14 @@ test_ib_error_is_hardware if {
 	f.evidence[0].line == 3
 }
 
-test_duplicate_gpu_is_user if {
+test_fires_duplicate_gpu_is_user if {
 	pod := _pod({"exec.nccl-error.result": _m(4, "ncclInvalidUsage: This usually reflects invalid usage of NCCL library. Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1b000")})
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.owner == "user"
 }
 
-test_not_in_succeeded_job if {
+test_quiet_in_succeeded_job if {
 	pod := _pod({"exec.nccl-error.socket": _m(3, "NCCL WARN socketProgress: Connection closed by remote peer")})
 	fs := nccl_error.findings with input as {"phase": "Succeeded", "pods": [pod]}
 	count(fs) == 0
@@ -42,7 +42,7 @@ test_not_in_succeeded_job if {
 
 # A verbs call that fails in a pod without an RDMA device resource: the
 # message says so.
-test_verbs_failure_without_rdma_resource if {
+test_fires_verbs_failure_without_rdma_resource if {
 	pod := _pod({"exec.nccl-error.ibv": _m(5, "node08:6561:6600 [0] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed")})
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"rdma": 0}}]}
 	some f in fs
@@ -51,7 +51,7 @@ test_verbs_failure_without_rdma_resource if {
 	f.owner == "platform"
 }
 
-test_verbs_failure_with_rdma_resource if {
+test_fires_verbs_failure_with_rdma_resource if {
 	pod := _pod({"exec.nccl-error.ibv": _m(5, "node08:6561:6600 [0] misc/ibvwrap.cc:280 NCCL WARN Call to ibv_create_qp failed")})
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"rdma": 1}}]}
 	some f in fs
@@ -60,7 +60,7 @@ test_verbs_failure_with_rdma_resource if {
 
 # A socket connect failure is more telling than the "unhandled system
 # error" it causes.
-test_connect_failure_over_system_error if {
+test_fires_connect_failure_over_system_error if {
 	pod := _pod({
 		"exec.nccl-error.result": _m(4, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1333, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.6"),
 		"exec.nccl-error.connect": _m(7, "socketStartConnect: Connect to 192.168.19.14<52822> failed : No route to host"),
@@ -77,7 +77,7 @@ test_quiet_on_cuda_oom_inside_nccl if {
 	count(nccl_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_peer_access if {
+test_fires_peer_access if {
 	pod := _pod({"exec.nccl-error.cuda": _m(4, "z-pc:909608:910337 [0] transport/p2p.cc:238 NCCL WARN failed to open CUDA IPC handle : 217 peer access is not supported between these two devices")})
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
@@ -89,7 +89,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.nccl-error.result"), "RuntimeError: NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3")
 	regex.match(_re("exec.nccl-error.result"), "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3")
 	regex.match(_re("exec.nccl-error.result"), "Unhandled exception: St13runtime_error. what(): NCCL Error 5: invalid usage")

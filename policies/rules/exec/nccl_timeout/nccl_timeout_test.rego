@@ -26,7 +26,7 @@ test_fires_with_same_params_on_every_rank if {
 }
 
 # "Some NCCL operations have failed" after a NCCL error is not a timeout.
-test_not_aborted_after_nccl_error if {
+test_quiet_aborted_after_nccl_error if {
 	pod := _pod("w-0", {
 		"exec.nccl-timeout.aborted": _m("[Rank 0] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data."),
 		"exec.nccl-error.result": _m("torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1970, remote process exited or there was a network error, NCCL version 2.20.5"),
@@ -36,7 +36,7 @@ test_not_aborted_after_nccl_error if {
 }
 
 # The heartbeat monitor alone: the watchdog thread hung.
-test_heartbeat_monitor_alone if {
+test_fires_heartbeat_monitor_alone if {
 	stuck := "[rank6]:[E429 13:55:49.384372190 ProcessGroupNCCL.cpp:1743] [PG ID 0 PG GUID 0(default_pg) Rank 6] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives."
 	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [_pod("w-0", {"exec.nccl-timeout.aborted": _m(stuck)})]}
 	some f in fs
@@ -44,7 +44,7 @@ test_heartbeat_monitor_alone if {
 }
 
 # A rank that only received the dump signal from another rank's timeout.
-test_dump_signal_from_another_rank if {
+test_fires_dump_signal_from_another_rank if {
 	dump := "[rank6]:[E703 21:51:54.112142364 ProcessGroupNCCL.cpp:1987] [PG ID 0 PG GUID 0(default_pg) Rank 6] Received a dump signal due to a collective timeout from  rank 7 and we will try our best to dump the debug info. Last enqueued NCCL work: 56116, last completed NCCL work: 56116."
 	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [_pod("w-0", {"exec.nccl-timeout.watchdog": _m(dump)})]}
 	count(fs) == 1
@@ -67,7 +67,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.nccl-timeout.watchdog"), _wd)
 	regex.match(_re("exec.nccl-timeout.watchdog"), "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.")
 	regex.match(_re("exec.nccl-timeout.watchdog"), "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.")

@@ -32,7 +32,7 @@ test_fires_on_exit_2 if {
 	f.params == {"code": 2, "meaning": "usage error: bad command-line arguments"}
 }
 
-test_not_on_success if {
+test_quiet_on_success if {
 	pod := _pod({"state": "terminated", "reason": "Completed", "exitCode": 0}, {}, {})
 	count(nonzero_exit.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod], "events": []}
 }

@@ -31,7 +31,7 @@ test_fires_on_torchrun_sigkill if {
 }
 
 # A SIGKILL of a child after a CUDA OOM in the same container is not host memory.
-test_not_sigkill_after_specific_error if {
+test_quiet_sigkill_after_specific_error if {
 	st := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
 	pod := _pod(st, {
 		"launcher.sigkill": _m("  exitcode  : -9 (pid: 415)"),
@@ -41,7 +41,7 @@ test_not_sigkill_after_specific_error if {
 	count(fs) == 0
 }
 
-test_not_on_plain_error_exit if {
+test_quiet_on_plain_error_exit if {
 	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}, {})
 	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 0
@@ -57,7 +57,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid 2714) is killed by signal: Killed.")
 	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid(s) 1601, 1602) exited unexpectedly") == false
 	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.")
@@ -94,7 +94,7 @@ test_fires_on_node_oomkilling_event if {
 
 # An OOM kill on the node an hour earlier, or of another pod's cgroup, is
 # not this container's.
-test_not_on_unrelated_node_oom if {
+test_quiet_on_unrelated_node_oom if {
 	pod := object.union(_pod(_error137, {}), {"nodeName": "gpu-node-3", "uid": "5f0e7a52-0000-4000-8000-000000000002"})
 	early := _node_event("OOMKilling", "Memory cgroup out of memory: Killed process 1 (python) total-vm:1kB", "2026-03-01T08:50:00Z")
 	other := _node_event("OOMKilling", "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=x,mems_allowed=0-1,oom_memcg=/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_1111_2222_3333_444455556666.slice,task=python,pid=9,uid=0", "2026-03-01T09:59:00Z")
@@ -114,7 +114,7 @@ test_fires_on_cgroup_counter if {
 	count(fs) == 1
 }
 
-test_not_on_zero_cgroup_counter if {
+test_quiet_on_zero_cgroup_counter if {
 	pod := object.union(_pod(_error137, {}), {"exec": {"other": [{"name": "memory-events.txt", "file": "exec/bert-master-0/memory-events.txt", "text": "oom 0\noom_kill 0\n"}]}})
 	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }

@@ -38,13 +38,13 @@ test_fires_on_path if {
 	f.params.what == "a file or directory"
 }
 
-test_not_on_pip_root_warning if {
+test_quiet_on_pip_root_warning if {
 	not regex.match(_re("exec.permission-denied.fs"), "WARNING: Running pip as the 'root' user can result in broken permissions and conflicting behaviour with the system package manager.")
 	pod := _pod({"state": "terminated", "exitCode": 0}, {}, {})
 	count(permission_denied.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.permission-denied.remote"), "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the PutObject operation: Access Denied")
 	regex.match(_re("exec.permission-denied.remote"), "botocore.exceptions.ClientError: An error occurred (403) when calling the HeadObject operation: Forbidden")
 }

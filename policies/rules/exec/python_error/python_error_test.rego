@@ -36,7 +36,7 @@ test_fires_on_key_error if {
 }
 
 # torchrun's ChildFailedError wraps the rank's own exception.
-test_unwraps_child_failed_error if {
+test_fires_unwraps_child_failed_error if {
 	m := {"count": 2, "firstLine": 10, "lastLine": 30, "samples": [
 		{"line": 10, "text": "[rank1]: ValueError: too many values to unpack (expected 2)"},
 		{"line": 30, "text": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "},
@@ -48,13 +48,13 @@ test_unwraps_child_failed_error if {
 }
 
 # A handled traceback in a container that is still running is not a failure.
-test_not_in_running_container if {
+test_quiet_in_running_container if {
 	pod := _with_exception(_pod(_running, {}, {}), "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='wandb.ai', port=443)", [])
 	count(python_error.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
 # A container a specific rule explains is not reported again.
-test_not_when_specific_signature if {
+test_quiet_when_specific_signature if {
 	pod := _with_exception(_pod(_failed, {"exec.cuda-oom.torch": _m("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {}), "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", [])
 	count(python_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }

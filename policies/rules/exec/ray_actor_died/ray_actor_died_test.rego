@@ -51,7 +51,7 @@ test_fires_on_actor_died_and_names_the_worker_pod if {
 	f.subject.name == "rc-gpu-worker-x"
 }
 
-test_stays_on_the_driver_when_no_pod_has_the_ip if {
+test_fires_stays_on_the_driver_when_no_pod_has_the_ip if {
 	driver := _pod("job-submitter", _failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", _actor_block)}, {})
 	fs := ray_actor_died.findings with input as {"kind": "RayJob", "phase": "Failed", "pods": [driver, _worker("rc-gpu-worker-x", "10.244.9.9")]}
 	some f in fs
@@ -65,7 +65,7 @@ test_fires_on_node_died if {
 	f.params.what == "node"
 }
 
-test_preempted_node_is_said if {
+test_fires_preempted_node_is_said if {
 	pod := _pod("w-2", _failed, {"exec.ray-actor-died.node": _m("The actor died because its node has died. Node Id: 5ba2c1f0", ["\tthe actor's node was preempted: spot instance reclaimed"])}, {})
 	fs := ray_actor_died.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
@@ -97,7 +97,7 @@ test_fires_on_the_rayjob_status_message if {
 	f.evidence[0].line == 3
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.ray-actor-died.worker"), "Worker exit type: UNEXPECTED_SYSTEM_EXIT Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
 	regex.match(_re("exec.ray-actor-died.node"), "The node with node id: 2f3e and address: 10.244.3.9 and node name: 10.244.3.9 has been marked dead because the detector has missed too many heartbeats from it.")
 	not regex.match(_re("exec.ray-actor-died.worker"), "Worker exit type: INTENDED_USER_EXIT Worker exit detail: Worker exits by an user request. exit_actor() is called.")

@@ -22,7 +22,7 @@ test_fires_on_a_crash_looping_head if {
 	f.params.who == "The Ray head"
 }
 
-test_worker_names_the_address if {
+test_fires_worker_names_the_address if {
 	line := "ray.exceptions.RpcError: failed to connect to all addresses; last error: UNKNOWN: ipv4:172.20.115.241:6379: Failed to connect to remote host: Connection refused"
 	fs := ray_gcs_unreachable.findings with input as {"kind": "RayCluster", "phase": "Running", "pods": [_pod("gpu-group", 3, {"exec.ray-gcs.unreachable": _m(line)})]}
 	some f in fs

@@ -37,7 +37,7 @@ test_fires_with_the_wrapped_permission_error_on_the_worker if {
 	f.evidence[1].line == 7
 }
 
-test_cuda_oom_in_a_train_v2_worker_group_error if {
+test_fires_cuda_oom_in_a_train_v2_worker_group_error if {
 	text := concat("\n", [
 		"ray.train.WorkerGroupError: Training failed due to worker errors:",
 		"[Rank 3 Error Snippet]:",
@@ -52,7 +52,7 @@ test_cuda_oom_in_a_train_v2_worker_group_error if {
 	f.subject.name == "rc-head"
 }
 
-test_a_plain_exception_is_a_python_error if {
+test_fires_a_plain_exception_is_a_python_error if {
 	text := concat("\n", [
 		"2026-03-01 10:02:11,004 ERROR tune_controller.py:1331 -- Trial task failed for trial TorchTrainer_9f3e1_00000",
 		"ray.exceptions.RayTaskError(KeyError): ray::_Inner.train() (pid=1201, ip=10.244.9.9, actor_id=aa01, repr=TorchTrainer)",
@@ -109,7 +109,7 @@ test_fires_on_the_rayjob_status_message if {
 
 # A log tail mentions a missing optional package long before the failure;
 # the last traceback decides.
-test_the_last_traceback_decides if {
+test_fires_the_last_traceback_decides if {
 	msg := concat("\n", [
 		"Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 chars):",
 		"(WorkerDict pid=3117, ip=10.244.5.31) flash_attn not found: No module named 'flash_attn', using sdpa",
@@ -127,7 +127,7 @@ test_the_last_traceback_decides if {
 
 # verl's TaskRunner on one worker waits for a WorkerDict on another: the
 # inner header names the worker that failed.
-test_the_innermost_task_header_names_the_worker if {
+test_fires_the_innermost_task_header_names_the_worker if {
 	text := concat("\n", [
 		"ray.exceptions.RayTaskError(PermissionError): ray::TaskRunner.run() (pid=1882, ip=10.244.9.9, actor_id=d818)",
 		"  File \"/app/verl/trainer/ppo/ray_trainer.py\", line 1018, in fit",

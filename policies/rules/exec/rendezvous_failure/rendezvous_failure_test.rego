@@ -33,7 +33,7 @@ test_fires_on_rendezvous_timeout if {
 }
 
 # A generic connect timeout is refined by the retries before it.
-test_dns_from_retries if {
+test_fires_dns_from_retries if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
 		"net.rendezvous-dns": _ms(["[W501 10:02:11.381 socket.cpp:755] [c10d] The IPv4 network addresses of (llama-ft-master-0, 29500) cannot be retrieved (gai error: -2 - Name or service not known)."]),
@@ -43,7 +43,7 @@ test_dns_from_retries if {
 
 # Only the IPv6 lookup failed, and no connect attempt followed: the name
 # did not resolve at all.
-test_dns_from_ipv6_lookups_alone if {
+test_fires_dns_from_ipv6_lookups_alone if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
 		"net.rendezvous-gai6": _ms(["[W socket.cpp:601] [c10d] The IPv6 network addresses of (llama-ft-master-0, 29500) cannot be retrieved (gai error: -2 - Name or service not known)."]),
@@ -52,7 +52,7 @@ test_dns_from_ipv6_lookups_alone if {
 }
 
 # The IPv6 lookup failed but IPv4 connect attempts were refused: not DNS.
-test_ipv6_lookup_then_refused if {
+test_fires_ipv6_lookup_then_refused if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
 		"net.rendezvous-gai6": _ms(["[W socket.cpp:601] [c10d] The IPv6 network addresses of (llama-ft-master-0, 29500) cannot be retrieved (gai error: -2 - Name or service not known)."]),
@@ -61,7 +61,7 @@ test_ipv6_lookup_then_refused if {
 	p.cause == "refused"
 }
 
-test_refused_from_retries if {
+test_fires_refused_from_retries if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
 		"net.rendezvous-retry": _ms(["[W socket.cpp:601] [c10d] The client socket has failed to connect to [llama-ft-master-0]:29500 (errno: 111 - Connection refused)."]),
@@ -70,12 +70,12 @@ test_refused_from_retries if {
 }
 
 # Timeouts while the name resolves: packets are dropped (NetworkPolicy).
-test_timeout_without_retries if {
+test_fires_timeout_without_retries if {
 	p := _cause({"exec.rendezvous.error": _m(_timeout)})
 	p == {"cause": "timeout", "endpoint": "llama-ft-master-0:29500"}
 }
 
-test_endpoint_from_bracketed_address if {
+test_fires_endpoint_from_bracketed_address if {
 	p := _cause({
 		"exec.rendezvous.error": _m(_timeout),
 		"net.rendezvous-retry": _ms(["[W socket.cpp:601] [c10d] The client socket has failed to connect to [elastic-example-imagenet-worker-0.default.svc.cluster.local]:43461 (errno: 113 - No route to host)."]),
@@ -97,7 +97,7 @@ test_quiet_on_loopback_noise if {
 }
 
 # Died while still retrying, with nothing else: a warning naming the cause.
-test_retries_until_the_end if {
+test_fires_retries_until_the_end if {
 	pod := _pod({"net.rendezvous-retry": _m("[W socket.cpp:601] [c10d] The client socket has failed to connect to [trainer-master-0]:23456 (errno: 110 - Connection timed out).")}, 1)
 	fs := rendezvous_failure.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
@@ -125,7 +125,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.rendezvous.error"), "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.")
 	regex.match(_re("exec.rendezvous.error"), "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: store_based_barrier_key:1 (world_size=4, worker_count=8, timeout=0:30:00)")
 	regex.match(_re("exec.rendezvous.error"), "[E socket.cpp:957] [c10d] The client socket has timed out after 1800s while trying to connect to (master-0, 29500).")

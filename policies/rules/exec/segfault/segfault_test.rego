@@ -28,7 +28,7 @@ test_fires_on_exit_139_alone if {
 }
 
 # The watchdog's abort after a collective timeout is the timeout's consequence.
-test_not_abort_after_watchdog if {
+test_quiet_abort_after_watchdog if {
 	pod := _pod(1, {
 		"launcher.sigabrt": _m("  traceback : Signal 6 (SIGABRT) received by PID 100"),
 		"exec.segfault.sigabrt": _m("terminate called after throwing an instance of 'c10::DistBackendError'"),
@@ -37,7 +37,7 @@ test_not_abort_after_watchdog if {
 	count(segfault.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
-test_signatures if {
+test_fires_signatures if {
 	some s in segfault.signatures
 	s.id == "exec.segfault.sigsegv"
 	regex.match(s.pattern, "/bin/bash: line 1:    31 Segmentation fault      (core dumped) python train.py")

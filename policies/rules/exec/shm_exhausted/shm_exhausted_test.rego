@@ -33,13 +33,13 @@ test_fires_on_bus_error if {
 }
 
 # Ray's warning about a small /dev/shm is not a failure.
-test_not_on_ray_object_store_warning if {
+test_quiet_on_ray_object_store_warning if {
 	pod := _pod(_running, {}, {})
 	count(shm_exhausted.findings) == 0 with input as {"phase": "Running", "pods": [pod], "replicas": []}
 	not regex.match(_re("exec.shm-exhausted.write"), "WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available.")
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("exec.shm-exhausted.bus"), "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).")
 	regex.match(_re("exec.shm-exhausted.write"), "RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")
 	regex.match(_re("exec.shm-exhausted.write"), "node-1:77:77 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")

@@ -25,7 +25,7 @@
 #       - For "Free memory on device ... less than desired": find what else holds that GPU (`nvidia-smi`), usually a previous engine or a colocated actor that did not release memory.
 #     zh: |
 #       - 将 `max_model_len`（verl 中为 `actor_rollout_ref.rollout.max_model_len`，或提示与回复长度之和）降到 KV cache 能容纳的长度；错误消息给出了估计值。
-#       - 只有 GPU 不被共享时才提高 `gpu_memory_utilization`；当 rollout 与训练共用 GPU（verl hybrid engine）时，在生成期间卸载训练的参数和优化器状态，或同时降低两者的 `gpu_memory_utilization`。
+#       - 只有 GPU 不被共享时才提高 `gpu_memory_utilization`；当 rollout 与训练共用 GPU（`verl hybrid engine`）时，在生成期间卸载训练的参数和优化器状态，或同时降低两者的 `gpu_memory_utilization`。
 #       - 使用更大的张量并行（`tensor_model_parallel_size`）或 FP8 KV cache（`kv_cache_dtype=fp8`）以容纳更长的序列。
 #       - 对于 "Free memory on device ... less than desired"：用 `nvidia-smi` 找出还有什么占用了这块 GPU，通常是之前的引擎或同卡的 actor 没有释放显存。
 #   zh:

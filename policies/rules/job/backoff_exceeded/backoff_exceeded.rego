@@ -28,12 +28,6 @@ package traindoc.rules.job.backoff_exceeded
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _status := object.get(input, "status", {})
 
 _limit := sprintf("%d", [l]) if {
@@ -45,12 +39,12 @@ _backoff_text := `(?i)BackoffLimitExceeded|backoff ?limit|reached the specified 
 # Failed conditions of the job or a child object that name the backoff
 # limit; FailureTarget only when Failed is not yet set.
 _hit(conds) := c if {
-	some c in _list(conds)
+	some c in k8s.list(conds)
 	c.type == "Failed"
 	c.status == "True"
 	regex.match(_backoff_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
 } else := c if {
-	some c in _list(conds)
+	some c in k8s.list(conds)
 	c.type == "FailureTarget"
 	c.status == "True"
 	regex.match(_backoff_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
@@ -66,7 +60,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": _limit},
-		"evidence": [k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c)],
+		"evidence": [k8s.condition_evidence(k8s.job_ref, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 		"severity": _severity,
 	}
@@ -79,7 +73,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": _limit},
-		"evidence": [k8s.field_evidence(_ref, "status.reason", trim_space(sprintf("%s %s", [_status.reason, object.get(_status, "message", "")])))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "status.reason", trim_space(sprintf("%s %s", [_status.reason, object.get(_status, "message", "")])))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
 		"severity": _severity,
 	}
@@ -87,7 +81,7 @@ findings contains f if {
 
 # Child Jobs and JobSets (TrainJob, MPIJob launcher Job).
 findings contains f if {
-	some ch in _list(object.get(input, "children", []))
+	some ch in k8s.list(object.get(input, "children", []))
 	c := _hit(ch.conditions)
 	f := {
 		"subject": {"kind": ch.kind, "name": ch.name},
@@ -116,7 +110,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "restarts": _retries, "limit": sprintf("%d", [l])},
-		"evidence": [k8s.field_evidence(_ref, "status.backoffCount", sprintf("backoffCount=%d, backoffLimit=%d", [n, l]))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "status.backoffCount", sprintf("backoffCount=%d, backoffLimit=%d", [n, l]))],
 		"time": object.get(_status, "completionTime", object.get(input, "createdAt", "")),
 		"severity": _severity,
 	}
@@ -137,7 +131,7 @@ _exhausted(n, l) if {
 # failed, other rules name the cause and this finding only records the
 # consequence; without it (pods cleaned up), it is the best lead.
 _severity := "info" if {
-	some pod in _list(object.get(input, "pods", []))
+	some pod in k8s.list(object.get(input, "pods", []))
 	some c in k8s.containers(pod)
 	some s in [c.state, c.lastState]
 	s.state == "terminated"

@@ -4,7 +4,7 @@ import data.traindoc.rules.job.backoff_exceeded
 
 _failed(reason, msg) := {"type": "Failed", "status": "True", "reason": reason, "message": msg, "lastTransitionTime": "2026-02-19T15:03:17Z"}
 
-test_child_job_backoff if {
+test_fires_child_job_backoff if {
 	job := {
 		"kind": "Job", "name": "det-node-0",
 		"conditions": [
@@ -22,7 +22,7 @@ test_child_job_backoff if {
 	f.time == "2026-02-19T15:03:17Z"
 }
 
-test_pytorchjob_condition if {
+test_fires_pytorchjob_condition if {
 	c := _failed("BackoffLimitExceeded", "PyTorchJob bert is failed because it has reached the specified backoff limit")
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 3}}, "status": {"conditions": [c]}}
 	fs := backoff_exceeded.findings with input as j
@@ -30,7 +30,7 @@ test_pytorchjob_condition if {
 	f.params.limit == "3"
 }
 
-test_t9k_backoff_count if {
+test_fires_t9k_backoff_count if {
 	j := {"kind": "PyTorchTrainingJob", "name": "yolo", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 2}}, "status": {"conditions": [], "backoffCount": 2}}
 	fs := backoff_exceeded.findings with input as j
 	some f in fs
@@ -38,7 +38,7 @@ test_t9k_backoff_count if {
 	f.severity == "error"
 }
 
-test_consequence_of_visible_failure_is_info if {
+test_fires_consequence_of_visible_failure_is_info if {
 	c := _failed("BackoffLimitExceeded", "Job has reached the specified backoff limit")
 	pod := {"name": "p", "containers": [{"name": "c", "state": {"state": "terminated", "exitCode": 1, "reason": "Error"}, "lastState": {}}]}
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 3}}, "status": {"conditions": [c]}, "pods": [pod]}
@@ -47,7 +47,7 @@ test_consequence_of_visible_failure_is_info if {
 	f.severity == "info"
 }
 
-test_plain_failure_silent if {
+test_quiet_plain_failure_silent if {
 	c := _failed("PyTorchJobFailed", "PyTorchJob ml/bert is failed because 1 Master replica(s) failed.")
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 0}}, "status": {"conditions": [c]}}
 	count(backoff_exceeded.findings) == 0 with input as j

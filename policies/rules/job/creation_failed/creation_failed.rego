@@ -34,13 +34,7 @@ package traindoc.rules.job.creation_failed
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
-_conditions := _list(object.get(object.get(input, "status", {}), "conditions", []))
+_conditions := k8s.list(object.get(object.get(input, "status", {}), "conditions", []))
 
 _quota := `exceeded quota|failed quota`
 
@@ -87,10 +81,10 @@ _blocked if {
 	_missing_replicas
 }
 
-_missing_replicas if count(_list(object.get(input, "pods", []))) == 0
+_missing_replicas if count(k8s.list(object.get(input, "pods", []))) == 0
 
 _missing_replicas if {
-	some g in _list(object.get(input, "replicas", []))
+	some g in k8s.list(object.get(input, "replicas", []))
 	g.created < g.expected
 }
 
@@ -103,7 +97,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"controller": "trainer-controller-manager", "what": "JobSet", "detail": trim_space(sprintf("%s: %s", [c.reason, object.get(c, "message", "")]))},
-		"evidence": [k8s.condition_evidence(_ref, "status.conditions[Created]", c)],
+		"evidence": [k8s.condition_evidence(k8s.job_ref, "status.conditions[Created]", c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
 }
@@ -112,7 +106,7 @@ findings contains f if {
 findings contains f if {
 	_blocked
 	not _created_false
-	some e in _list(object.get(input, "events", []))
+	some e in k8s.list(object.get(input, "events", []))
 	e.type == "Warning"
 	regex.match(_reason, e.reason)
 	not regex.match(_quota, e.message)
@@ -138,9 +132,9 @@ _created_false if {
 findings contains f if {
 	input.kind == "TrainJob"
 	count(_conditions) == 0
-	count(_list(object.get(input, "children", []))) == 0
-	count(_list(object.get(input, "pods", []))) == 0
-	some e in _list(object.get(input, "events", []))
+	count(k8s.list(object.get(input, "children", []))) == 0
+	count(k8s.list(object.get(input, "pods", []))) == 0
+	some e in k8s.list(object.get(input, "events", []))
 	e.type == "Warning"
 	e.object.kind == "TrainJob"
 	not regex.match(_reason, e.reason)

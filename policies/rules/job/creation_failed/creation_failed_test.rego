@@ -8,7 +8,7 @@ _event(kind, name, reason, msg) := {
 	"firstTime": "2026-01-14T09:30:01Z", "lastTime": "2026-01-14T09:59:55Z",
 }
 
-test_trainjob_created_false if {
+test_fires_trainjob_created_false if {
 	c := {"type": "Created", "status": "False", "reason": "JobsBuildFailed", "message": `ClusterTrainingRuntime.trainer.kubeflow.org "torch-distributed-v2" not found`, "lastTransitionTime": "2026-01-14T09:30:01Z"}
 	j := {"kind": "TrainJob", "name": "dpo", "namespace": "ml", "phase": "Pending", "status": {"conditions": [c]}, "pods": [], "events": [], "replicas": []}
 	fs := creation_failed.findings with input as j
@@ -19,7 +19,7 @@ test_trainjob_created_false if {
 	f.time == "2026-01-14T09:30:01Z"
 }
 
-test_trainjob_without_conditions if {
+test_fires_trainjob_without_conditions if {
 	e := _event("TrainJob", "dpo", "TrainJobResourcesCreationFailed", `TrainJob resources reconciliation failed: admission webhook "validation.gatekeeper.sh" denied the request: [jobset-must-have-cost-center] you must provide labels: {"cost-center"}`)
 	j := {"kind": "TrainJob", "name": "dpo", "phase": "Pending", "status": {"conditions": []}, "pods": [], "events": [e], "replicas": []}
 	fs := creation_failed.findings with input as j
@@ -29,7 +29,7 @@ test_trainjob_without_conditions if {
 	f.subject == {"kind": "TrainJob", "name": "dpo"}
 }
 
-test_pod_security_forbidden if {
+test_fires_pod_security_forbidden if {
 	msg := `Error creating: pods "bert-worker-0" is forbidden: violates PodSecurity "baseline:latest": host namespaces (hostIPC=true), hostPath volumes (volume "nvme")`
 	e := _event("PyTorchJob", "bert", "FailedCreatePod", msg)
 	e2 := object.union(e, {"message": replace(msg, "bert-worker-0", "bert-master-0")})
@@ -43,7 +43,7 @@ test_pod_security_forbidden if {
 	startswith(f.params.detail, `pods "…" are forbidden: violates PodSecurity`)
 }
 
-test_quota_refusal_and_running_job_silent if {
+test_quiet_quota_refusal_and_running_job_silent if {
 	q := _event("PyTorchJob", "bert", "FailedCreatePod", `Error creating: pods "bert-worker-1" is forbidden: exceeded quota: gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=8, limited: requests.nvidia.com/gpu=8`)
 	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Pending", "status": {"conditions": []}, "pods": [], "events": [q], "replicas": []}
 	count(creation_failed.findings) == 0 with input as j

@@ -29,12 +29,6 @@ package traindoc.rules.job.deadline_exceeded
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _status := object.get(input, "status", {})
 
 _deadline := sprintf("%d", [d]) if {
@@ -48,12 +42,12 @@ _deadline := sprintf("%d", [d]) if {
 _text := `(?i)DeadlineExceeded|active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its deadline`
 
 _hit(conds) := c if {
-	some c in _list(conds)
+	some c in k8s.list(conds)
 	c.type in {"Failed", "Complete", "Completed", "Succeeded"}
 	c.status == "True"
 	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
 } else := c if {
-	some c in _list(conds)
+	some c in k8s.list(conds)
 	c.type == "FailureTarget"
 	c.status == "True"
 	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
@@ -66,7 +60,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": _params(sprintf("%s %s", [input.kind, input.name]), c),
-		"evidence": [k8s.condition_evidence(_ref, sprintf("status.conditions[%s]", [c.type]), c)],
+		"evidence": [k8s.condition_evidence(k8s.job_ref, sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
 }
@@ -78,7 +72,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "deadline": _deadline, "detail": trim_space(object.get(_status, "message", _status.reason))},
-		"evidence": [k8s.field_evidence(_ref, "status.reason", trim_space(sprintf("%s: %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")])))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "status.reason", trim_space(sprintf("%s: %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")])))],
 		"time": object.get(_status, "completionTime", object.get(input, "now", "")),
 	}
 }
@@ -88,7 +82,7 @@ findings contains f if {
 findings contains f if {
 	not _hit(object.get(_status, "conditions", []))
 	not regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
-	some ch in _list(object.get(input, "children", []))
+	some ch in k8s.list(object.get(input, "children", []))
 	c := _hit(ch.conditions)
 	f := {
 		"subject": {"kind": ch.kind, "name": ch.name},
@@ -101,7 +95,7 @@ findings contains f if {
 # A DeadlineExceeded event (batch Job controller) with no status to match.
 findings contains f if {
 	count({1 | some x in _status_findings}) == 0
-	some e in _list(object.get(input, "events", []))
+	some e in k8s.list(object.get(input, "events", []))
 	e.reason == "DeadlineExceeded"
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
@@ -116,6 +110,6 @@ _status_findings contains 1 if _hit(object.get(_status, "conditions", []))
 _status_findings contains 1 if regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
 
 _status_findings contains 1 if {
-	some ch in _list(object.get(input, "children", []))
+	some ch in k8s.list(object.get(input, "children", []))
 	_hit(ch.conditions)
 }

@@ -2,7 +2,7 @@ package traindoc.rules.job.deadline_exceeded_test
 
 import data.traindoc.rules.job.deadline_exceeded
 
-test_rayjob_status_reason if {
+test_fires_rayjob_status_reason if {
 	j := {
 		"kind": "RayJob", "name": "gemma", "namespace": "ray-train", "phase": "Failed", "spec": {"runPolicy": {}},
 		"status": {
@@ -19,7 +19,7 @@ test_rayjob_status_reason if {
 	f.time == "2026-03-10T12:00:04Z"
 }
 
-test_batch_job_child if {
+test_fires_batch_job_child if {
 	c := {"type": "Failed", "status": "True", "reason": "DeadlineExceeded", "message": "Job was active longer than specified deadline", "lastTransitionTime": "2026-03-10T12:00:00Z"}
 	j := {"kind": "TrainJob", "name": "t", "phase": "Failed", "spec": {"runPolicy": {"activeDeadlineSeconds": 3600}}, "status": {"conditions": []}, "children": [{"kind": "Job", "name": "t-node-0", "conditions": [c]}]}
 	fs := deadline_exceeded.findings with input as j
@@ -28,7 +28,7 @@ test_batch_job_child if {
 	f.params.deadline == "3600"
 }
 
-test_other_failure_silent if {
+test_quiet_other_failure_silent if {
 	c := {"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded", "message": "Job has reached the specified backoff limit"}
 	j := {"kind": "TrainJob", "name": "t", "phase": "Failed", "spec": {"runPolicy": {}}, "status": {"conditions": []}, "children": [{"kind": "Job", "name": "t-node-0", "conditions": [c]}], "events": []}
 	count(deadline_exceeded.findings) == 0 with input as j

@@ -4,9 +4,10 @@
 #   A TensorStack job with runMode.debug enabled creates its replicas but
 #   runs a debug command (by default "sleep inf") instead of training. Empty
 #   logs and idle GPUs are what debug mode does; the job will not train
-#   until debug mode is turned off.
+#   until debug mode is turned off. Debug mode is a state the user chose,
+#   not a fault; idle GPUs it holds are reported as its consequence.
 # custom:
-#   severity: warning
+#   severity: info
 #   owner: user
 #   message:
 #     en: "The job runs in debug mode: its replicas do not train."
@@ -23,12 +24,10 @@
 #   zh:
 #     title: 作业处于调试模式
 #     description: |
-#       开启了 runMode.debug 的 TensorStack 作业会创建副本，但运行调试命令（默认为 "sleep inf"）而不是训练。日志为空、GPU 空闲正是调试模式的表现；关闭调试模式之前作业不会训练。
+#       开启了 runMode.debug 的 TensorStack 作业会创建副本，但运行调试命令（默认为 "sleep inf"）而不是训练。日志为空、GPU 空闲正是调试模式的表现；关闭调试模式之前作业不会训练。调试模式是用户选择的状态而不是故障；它占用却闲置的 GPU 作为其后果报告。
 package traindoc.rules.job.debug_mode
 
 import data.traindoc.lib.k8s
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
 
 findings contains f if {
 	object.get(object.get(object.get(input, "spec", {}), "runMode", {}), "debug", false) == true
@@ -36,7 +35,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {},
-		"evidence": [k8s.field_evidence(_ref, "spec.runMode.debug.enable", "debug mode enabled")],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "spec.runMode.debug.enable", "debug mode enabled")],
 		"time": object.get(input, "createdAt", ""),
 	}
 }

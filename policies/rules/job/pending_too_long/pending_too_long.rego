@@ -31,8 +31,6 @@ package traindoc.rules.job.pending_too_long
 import data.traindoc.lib.config
 import data.traindoc.lib.k8s
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 findings contains f if {
 	input.phase == "Pending"
 	created := input.createdAt
@@ -43,7 +41,7 @@ findings contains f if {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"age": _duration(age), "threshold": _duration(limit)},
 		"evidence": [object.union(
-			k8s.field_evidence(_ref, "metadata.creationTimestamp", sprintf("created %s, still Pending at %s", [created, input.now])),
+			k8s.field_evidence(k8s.job_ref, "metadata.creationTimestamp", sprintf("created %s, still Pending at %s", [created, input.now])),
 			{"time": created},
 		)],
 		# The finding starts when the wait became too long, so that a

@@ -31,12 +31,6 @@ package traindoc.rules.job.replica_mismatch
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # Jobs just created are still making their pods.
 _grace_seconds := 300
 
@@ -56,7 +50,7 @@ _wanted(g) := g.minReplicas if {
 _group_hits contains [g, detail] if {
 	_active
 	_settled
-	some g in _list(input.replicas)
+	some g in k8s.list(input.replicas)
 	g.created < _wanted(g)
 	detail := ""
 }
@@ -65,7 +59,7 @@ _group_hits contains [g, detail] if {
 _group_hits contains [g, detail] if {
 	input.phase == "Running"
 	_settled
-	some g in _list(input.replicas)
+	some g in k8s.list(input.replicas)
 	g.created >= _wanted(g)
 	g.running + g.succeeded < _wanted(g)
 	detail := ""
@@ -77,7 +71,7 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"group": g.type, "expected": _wanted(g), "created": g.created, "running": g.running, "controller": detail},
-		"evidence": [k8s.field_evidence(_ref, sprintf("replicas[%s]", [g.type]), sprintf("expected=%d created=%d pending=%d running=%d succeeded=%d failed=%d", [g.expected, g.created, object.get(g, "pending", 0), g.running, object.get(g, "succeeded", 0), object.get(g, "failed", 0)]))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, sprintf("replicas[%s]", [g.type]), sprintf("expected=%d created=%d pending=%d running=%d succeeded=%d failed=%d", [g.expected, g.created, object.get(g, "pending", 0), g.running, object.get(g, "succeeded", 0), object.get(g, "failed", 0)]))],
 		"time": input.now,
 	}
 }
@@ -97,14 +91,14 @@ findings contains f if {
 	_settled
 	count(_group_hits) == 0
 	count(_stuck) > 0
-	expected := sum([g.expected | some g in _list(input.replicas)])
-	created := count(_list(object.get(input, "pods", [])))
+	expected := sum([g.expected | some g in k8s.list(input.replicas)])
+	created := count(k8s.list(object.get(input, "pods", [])))
 	running := object.get(_counts, "running", 0)
 	detail := concat(", ", [sprintf("%s=%d", [k, _stuck[k]]) | some k in sort(object.keys(_stuck))])
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"group": "all replicas", "expected": expected, "created": created, "running": running, "controller": detail},
-		"evidence": [k8s.field_evidence(_ref, "status.aggregate", concat(", ", [sprintf("%s=%d", [k, _counts[k]]) | some k in sort(object.keys(_counts))]))],
+		"evidence": [k8s.field_evidence(k8s.job_ref, "status.aggregate", concat(", ", [sprintf("%s=%d", [k, _counts[k]]) | some k in sort(object.keys(_counts))]))],
 		"time": input.now,
 	}
 }

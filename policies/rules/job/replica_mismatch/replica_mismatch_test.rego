@@ -11,7 +11,7 @@ _job(phase, groups) := {
 	"status": {"counts": {"creating": 2, "running": 2, "pending": 0, "deleted": 0}},
 }
 
-test_two_of_four_workers if {
+test_fires_two_of_four_workers if {
 	fs := replica_mismatch.findings with input as _job("Running", [object.union(_group("worker", 4, 2, 2), {"minReplicas": 2, "maxReplicas": 4})])
 	count(fs) == 1
 	some f in fs
@@ -19,21 +19,21 @@ test_two_of_four_workers if {
 	f.subject == {"kind": "PyTorchTrainingJob", "name": "glm4"}
 }
 
-test_aggregate_only if {
+test_fires_aggregate_only if {
 	fs := replica_mismatch.findings with input as _job("Running", [])
 	some f in fs
 	f.params.controller == "creating=2"
 	f.params.running == 2
 }
 
-test_cleaned_up_or_young_silent if {
+test_quiet_cleaned_up_or_young_silent if {
 	done := object.union(_job("Succeeded", [_group("worker", 4, 0, 0)]), {"status": {"counts": {"succeeded": 4}}})
 	count(replica_mismatch.findings) == 0 with input as done
 	young := object.union(_job("Pending", [_group("worker", 4, 0, 0)]), {"now": "2026-02-03T02:02:00Z"})
 	count(replica_mismatch.findings) == 0 with input as young
 }
 
-test_full_job_silent if {
+test_quiet_full_job_silent if {
 	j := object.remove(_job("Running", [_group("Master", 1, 1, 1), _group("Worker", 3, 3, 3)]), {"status"})
 	count(replica_mismatch.findings) == 0 with input as j
 }

@@ -31,8 +31,6 @@ package traindoc.rules.job.unexplained_failure
 
 import data.traindoc.lib.k8s
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # How many of the last log lines to show.
 _tail_lines := 20
 
@@ -139,7 +137,7 @@ _traceback_evidence(pod, c, lf) := [{
 	count(tb) > 0
 } else := []
 
-_condition_evidence := [k8s.condition_evidence(_ref, "status.conditions[Failed]", c) | some c in _failed_conditions]
+_condition_evidence := [k8s.condition_evidence(k8s.job_ref, "status.conditions[Failed]", c) | some c in _failed_conditions]
 
 _object := sprintf("%s %s", [input.kind, input.name])
 
@@ -167,10 +165,33 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": _object, "container": ""},
-		"evidence": array.concat(_condition_evidence, [_pod_evidence(p) | some x in _failed_pods; p := _pod(x[1])]),
+		"evidence": array.concat(array.concat(_condition_evidence, [_pod_evidence(p) | some x in _failed_pods; p := _pod(x[1])]), _cleaned_up_evidence),
 		"time": _condition_time,
 	}
 }
+
+# When no pod is left, say why the usual evidence is missing and show what
+# remains of it: the clean-up policy that deleted the pods with their logs
+# and exit codes, the replica counts the controller kept, and the
+# operator's events that recorded exit codes.
+_cleaned_up_evidence := array.concat(array.concat(_policy_evidence, _counts_evidence), _exit_events) if {
+	count(object.get(input, "pods", [])) == 0
+} else := []
+
+_policy_evidence := [k8s.field_evidence(k8s.job_ref, "spec.runPolicy.cleanPodPolicy", sprintf("cleanPodPolicy %s: the pods were deleted when the job finished, with their logs, exit codes and container states; collect with cleanPodPolicy None to keep them", [p]))] if {
+	p := object.get(object.get(object.get(input, "spec", {}), "runPolicy", {}), "cleanPodPolicy", "")
+	p in {"All", "Running", "Unfinished"}
+} else := [k8s.field_evidence(k8s.job_ref, "pods", "no pod of the job is left: logs, exit codes and container states are missing")]
+
+_counts_evidence := [k8s.field_evidence(k8s.job_ref, sprintf("status.replicaStatuses[%s]", [g.type]), sprintf("%s: failed=%d", [g.type, g.reported.failed])) |
+	some g in object.get(input, "replicas", [])
+	object.get(object.get(g, "reported", {}), "failed", 0) > 0
+]
+
+_exit_events := [k8s.event_evidence(e) |
+	some e in object.get(input, "events", [])
+	e.reason == "ExitedWithCode"
+]
 
 _pod_evidence(pod) := k8s.field_evidence(k8s.pod_ref(pod), "status.phase", trim_space(sprintf("Failed %s %s", [object.get(pod, "reason", ""), object.get(pod, "message", "")])))
 

@@ -59,3 +59,22 @@ test_quiet_on_a_running_job_without_failures if {
 	pods := [object.union(_pod("train-master-0", [_container("pytorch", {"state": "running"}, {}, [])]), {"phase": "Running"})]
 	count(unexplained_failure.findings) == 0 with input as object.union(_job("Running", pods), {"status": {"conditions": []}})
 }
+
+# Pods deleted by the clean-up policy: the finding says what is missing and
+# shows what remains (replica counts, the operator's exit-code events).
+test_fires_cleaned_up_pods_name_missing_evidence if {
+	job := {
+		"kind": "PyTorchJob", "name": "ner", "namespace": "nlp", "phase": "Failed", "pods": [],
+		"spec": {"runPolicy": {"cleanPodPolicy": "All"}},
+		"replicas": [{"type": "Worker", "expected": 2, "reported": {"failed": 1}}],
+		"status": {"conditions": [{"type": "Failed", "status": "True", "reason": "PyTorchJobFailed", "message": "PyTorchJob ner is failed because 1 Worker replica(s) failed.", "lastTransitionTime": "2026-03-01T10:00:00Z"}]},
+		"events": [{"type": "Normal", "reason": "ExitedWithCode", "message": "Pod: nlp.ner-worker-1 exited with code 137", "count": 1, "object": {"kind": "PyTorchJob", "name": "ner"}, "firstTime": "2026-03-01T09:59:50Z"}],
+	}
+	fs := unexplained_failure.findings with input as job
+	count(fs) == 1
+	some f in fs
+	fields := {e.field | some e in f.evidence; e.kind == "field"}
+	fields == {"spec.runPolicy.cleanPodPolicy", "status.replicaStatuses[Worker]"}
+	some e in f.evidence
+	e.kind == "event"
+}

@@ -34,10 +34,6 @@ package traindoc.rules.node.failure
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
 _relevant if object.get(input, "phase", "") != "Succeeded"
 
 _node_ref(n) := {"kind": "Node", "name": n.name}
@@ -49,31 +45,31 @@ _pod_node(pod) := n if {
 
 # Nodes Ready=False/Unknown.
 _bad_nodes contains n if {
-	some n in _list(input.nodes)
+	some n in k8s.list(input.nodes)
 	_not_ready(n)
 }
 
 _not_ready(n) if object.get(n, "ready", "") in {"False", "Unknown"}
 
 _not_ready(n) if {
-	some c in _list(n.conditions)
+	some c in k8s.list(n.conditions)
 	c.type == "Ready"
 	c.status in {"False", "Unknown"}
 }
 
 _not_ready(n) if {
-	some t in _list(n.taints)
+	some t in k8s.list(n.taints)
 	t.key in {"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"}
 	t.effect == "NoExecute"
 }
 
 _node_evidence(n) := e if {
-	some c in _list(n.conditions)
+	some c in k8s.list(n.conditions)
 	c.type == "Ready"
 	c.status in {"False", "Unknown"}
 	e := k8s.condition_evidence(_node_ref(n), "status.conditions[Ready]", c)
 } else := e if {
-	some t in _list(n.taints)
+	some t in k8s.list(n.taints)
 	t.key in {"node.kubernetes.io/unreachable", "node.kubernetes.io/not-ready"}
 	e := object.union(k8s.field_evidence(_node_ref(n), "spec.taints", sprintf("%s:%s", [t.key, t.effect])), {"time": object.get(t, "timeAdded", "")})
 } else := k8s.field_evidence(_node_ref(n), "status.conditions[Ready]", sprintf("Ready=%s", [n.ready]))
@@ -81,20 +77,20 @@ _node_evidence(n) := e if {
 # Pod-side signals: phase Unknown, reason NodeLost, DisruptionTarget set
 # by the taint manager or pod GC, NodeNotReady events.
 _pod_signals contains [pod, ev, _pod_node(pod)] if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.phase == "Unknown"
 	object.get(pod, "nodeName", "") != ""
 	ev := k8s.field_evidence(k8s.pod_ref(pod), "status.phase", trim_space(sprintf("Unknown %s %s", [object.get(pod, "reason", ""), object.get(pod, "message", "")])))
 }
 
 _pod_signals contains [pod, ev, _pod_node(pod)] if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	object.get(pod, "reason", "") == "NodeLost"
 	ev := k8s.field_evidence(k8s.pod_ref(pod), "status.reason", sprintf("NodeLost: %s", [object.get(pod, "message", "")]))
 }
 
 _pod_signals contains [pod, ev, _pod_node(pod)] if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some c in pod.conditions
 	c.type == "DisruptionTarget"
 	c.status == "True"
@@ -118,7 +114,7 @@ _node_gone_reason(c) if {
 }
 
 _pod_signals contains [pod, ev, _pod_node(pod)] if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some e in k8s.pod_events(pod.name)
 	e.reason in {"NodeNotReady", "NodeLost"}
 	_still_hurting(pod)
@@ -154,10 +150,10 @@ _problem(c) if {
 }
 
 _node_problems contains [n, c] if {
-	some n in _list(input.nodes)
+	some n in k8s.list(input.nodes)
 	not n in _bad_nodes
 	_job_failed_on(n.name)
-	some c in _list(n.conditions)
+	some c in k8s.list(n.conditions)
 	_problem(c)
 }
 
@@ -167,11 +163,11 @@ _job_failed_on(node) if node in _failed_on
 # once per node: a job can have thousands of both.
 _failed_on contains object.get(pod, "nodeName", "") if {
 	object.get(input, "phase", "") in {"Failed", "Unknown"}
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 }
 
 _failed_on contains object.get(pod, "nodeName", "") if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	_pod_hurt(pod)
 }
 
@@ -185,11 +181,11 @@ _pod_hurt(pod) if {
 # The kubelet's "Rebooted" and the node controller's NodeNotReady events
 # on a node while a pod of the job ran there.
 _node_events contains [e, name] if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Node"
 	e.reason in {"Rebooted", "NodeNotReady"}
 	name := e.object.name
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	object.get(pod, "nodeName", "") == name
 	_during(pod, e)
 	_event_hurts(e, name)

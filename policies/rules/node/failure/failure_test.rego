@@ -14,7 +14,7 @@ _node(name, status) := {
 
 _pod(name, node, phase) := {"name": name, "namespace": "ml", "nodeName": node, "phase": phase, "conditions": [], "containers": []}
 
-test_node_unknown_and_pod_unknown if {
+test_fires_node_unknown_and_pod_unknown if {
 	inp := {
 		"phase": "Running",
 		"nodes": [_node("gpu-node-12", "Unknown"), object.union(_node("gpu-node-13", "True"), {"conditions": [], "taints": []})],
@@ -29,7 +29,7 @@ test_node_unknown_and_pod_unknown if {
 	f.time == "2026-03-01T11:20:00Z"
 }
 
-test_pod_gc_after_node_deleted if {
+test_fires_pod_gc_after_node_deleted if {
 	c := {"type": "DisruptionTarget", "status": "True", "reason": "DeletionByPodGC", "message": "PodGC: node no longer exists", "lastTransitionTime": "2026-03-01T11:30:00Z"}
 	pod := object.union(_pod("llm-worker-2", "gpu-node-4", "Failed"), {"conditions": [c]})
 	fs := failure.findings with input as {"phase": "Failed", "nodes": [], "pods": [pod], "events": []}
@@ -38,7 +38,7 @@ test_pod_gc_after_node_deleted if {
 	f.subject.name == "llm-worker-2"
 }
 
-test_not_ready_blip_survived_silent if {
+test_quiet_ready_blip_survived_silent if {
 	e := {
 		"type": "Warning", "reason": "NodeNotReady", "count": 1, "message": "Node is not ready",
 		"object": {"kind": "Pod", "name": "llm-worker-1"}, "firstTime": "2026-03-01T09:00:00Z",
@@ -48,7 +48,7 @@ test_not_ready_blip_survived_silent if {
 	count(fs) == 0
 }
 
-test_succeeded_job_silent if {
+test_quiet_succeeded_job_silent if {
 	fs := failure.findings with input as {"phase": "Succeeded", "nodes": [_node("gpu-node-12", "Unknown")], "pods": [], "events": []}
 	count(fs) == 0
 }

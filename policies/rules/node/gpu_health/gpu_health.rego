@@ -36,10 +36,6 @@ package traindoc.rules.node.gpu_health
 import data.traindoc.lib.gpu
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
 _relevant if object.get(input, "phase", "") != "Succeeded"
 
 _node_ref(n) := {"kind": "Node", "name": n.name}
@@ -118,16 +114,16 @@ _faulty_taint(t) if {
 }
 
 _hits contains [n, ev, detail, _severity(c)] if {
-	some n in _list(input.nodes)
-	some c in _list(n.conditions)
+	some n in k8s.list(input.nodes)
+	some c in k8s.list(n.conditions)
 	_faulty_condition(c)
 	ev := k8s.condition_evidence(_node_ref(n), sprintf("status.conditions[%s]", [c.type]), c)
 	detail := trim_space(sprintf("%s=%s %s", [c.type, c.status, object.get(c, "reason", "")]))
 }
 
 _hits contains [n, ev, detail, "critical"] if {
-	some n in _list(input.nodes)
-	some t in _list(n.taints)
+	some n in k8s.list(input.nodes)
+	some t in k8s.list(n.taints)
 	_faulty_taint(t)
 	text := sprintf("%s=%s:%s", [t.key, object.get(t, "value", ""), t.effect])
 	ev := object.union(k8s.field_evidence(_node_ref(n), "spec.taints", text), {"time": object.get(t, "timeAdded", "")})
@@ -136,7 +132,7 @@ _hits contains [n, ev, detail, "critical"] if {
 
 # Allocatable GPUs below capacity: the device plugin marked some unhealthy.
 _hits contains [n, ev, detail, "critical"] if {
-	some n in _list(input.nodes)
+	some n in k8s.list(input.nodes)
 	some res in {"nvidia.com/gpu", "amd.com/gpu"}
 	cap := to_number(n.capacity[res])
 	alloc := to_number(object.get(object.get(n, "allocatable", {}), res, "0"))
@@ -150,7 +146,7 @@ _hits contains [n, ev, detail, "critical"] if {
 # Events about application Xids only ("NvidiaXID13Warning") and the
 # kubelet's own probe and back-off events are not GPU faults.
 _event_hits contains e if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.type == "Warning"
 	regex.match(`(?i)\bxid\b|NvidiaXID\d+Error|fallen off the bus|uncorrectable ECC|double[- ]bit|GPU (is )?lost|NVLink (?:error|down|inactive)`, sprintf("%s %s", [e.reason, e.message]))
 	not regex.match(`^(BackOff|Failed|Unhealthy|FailedScheduling|Killing|Evicted)$`, e.reason)

@@ -9,7 +9,7 @@ _node(name, conds, taints, cap, alloc) := {
 
 _ready := {"type": "Ready", "status": "True", "reason": "KubeletReady"}
 
-test_nvsentinel_condition_and_taint if {
+test_fires_nvsentinel_condition_and_taint if {
 	c := {
 		"type": "GpuXidError", "status": "True", "reason": "GpuXidErrorIsNotHealthy",
 		"message": "ErrorCode:79 GPU:3 PCI:0000:9b:00 GPU has fallen off the bus Recommended Action=RESTART_BM;",
@@ -26,20 +26,20 @@ test_nvsentinel_condition_and_taint if {
 	f.time == "2026-03-01T11:02:00Z"
 }
 
-test_allocatable_below_capacity if {
+test_fires_allocatable_below_capacity if {
 	n := _node("gpu-node-2", [_ready], [], "8", "7")
 	fs := gpu_health.findings with input as {"phase": "Running", "nodes": [n], "events": []}
 	some f in fs
 	f.params.detail == "allocatable nvidia.com/gpu 7 of 8"
 }
 
-test_npd_positive_condition_false if {
+test_fires_npd_positive_condition_false if {
 	c := {"type": "NvidiaGPUHealthy", "status": "False", "reason": "GPUMissing", "message": "expected 8 GPUs, found 7"}
 	fs := gpu_health.findings with input as {"phase": "Failed", "nodes": [_node("n1", [c], [], "8", "8")], "events": []}
 	count(fs) == 1
 }
 
-test_healthy_gpu_node_silent if {
+test_quiet_healthy_gpu_node_silent if {
 	ok := {"type": "GpuHealthy", "status": "True", "reason": "AllGPUsHealthy"}
 	present := {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
 	n := _node("gpu-node-1", [_ready, ok, {"type": "MemoryPressure", "status": "False"}], [present], "8", "8")
@@ -74,7 +74,7 @@ test_fires_on_gke_hardware_xid_condition if {
 	count(gpu_health.findings) == 1 with input as {"phase": "Failed", "nodes": [_node("gke-a100-x2", [_ready, c], [], "8", "8")], "events": []}
 }
 
-test_thermal_watch_is_a_warning if {
+test_fires_thermal_watch_is_a_warning if {
 	c := {"type": "GpuThermalWatch", "status": "True", "reason": "GpuThermalWatchIsNotHealthy", "message": "DCGM_FR_CLOCKS_EVENT_THERMAL"}
 	fs := gpu_health.findings with input as {"phase": "Running", "nodes": [_node("n1", [_ready, c], [], "8", "8")], "events": []}
 	some f in fs

@@ -64,7 +64,7 @@ _re(id) := s.pattern if {
 	s.id == id
 }
 
-test_signatures if {
+test_fires_signatures if {
 	regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.")
 	regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:1b:00): 119, pid=2291, name=python3, Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).")
 	regex.match(_re("node.xid"), "NVRM: Xid (0000:03:00): 79, GPU has fallen off the bus.")
@@ -79,7 +79,7 @@ test_signatures if {
 	not regex.match(_re("node.gpu-unknown"), "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment")
 }
 
-test_xid_line_is_not_reported_twice if {
+test_fires_xid_line_is_not_reported_twice if {
 	line := "NVRM: Xid (PCI:0000:07:00): 79, pid=0, GPU has fallen off the bus."
 	m := {"count": 1, "firstLine": 3, "lastLine": 3, "samples": [{"line": 3, "text": line}]}
 	pod := {
@@ -138,13 +138,13 @@ test_quiet_on_app_xids_in_dmesg if {
 	count(gpu_xid_log.findings) == 0 with input as {"phase": "Failed", "pods": [_dmesg_pod(text)]}
 }
 
-test_nvlink5_nonfatal_is_warning if {
+test_fires_nvlink5_nonfatal_is_warning if {
 	fs := gpu.xid_faults("NVRM: Xid (PCI:0018:01:00): 145, RLW_RXPIPE Nonfatal XC0 i0 Link 13 (0x0409a0c2 0x00000008 0x00000001 0x00000000 0x00100000 0x00000004)")
 	some f in fs
 	f.severity == "warning"
 }
 
-test_kernel_times if {
+test_fires_kernel_times if {
 	gpu.kernel_time("[Sat Mar  1 09:58:00 2026] NVRM: Xid") == "2026-03-01T09:58:00Z"
 	gpu.kernel_time("2026-03-01T09:58:00,123456+01:00 gpu-7 kernel: NVRM: Xid") == "2026-03-01T08:58:00Z"
 	gpu.kernel_time("[ 1843.308145] NVRM: Xid") == ""
@@ -152,7 +152,7 @@ test_kernel_times if {
 
 # CUDA's "unknown error" about a pod whose kernel log shows Xid 79 is an
 # echo: one finding, from the kernel log.
-test_log_echo_defers_to_kernel_log if {
+test_fires_log_echo_defers_to_kernel_log if {
 	kernel := "[Sun Mar  1 09:58:00 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 	pod := object.union(_pod({"node.gpu-unknown": _m("w-5:212:290 [3] NCCL WARN Cuda failure 'unknown error'")}), {
 		"exec": {"other": [{"name": "dmesg", "file": "exec/w-5/dmesg.txt", "text": kernel}]},

@@ -30,10 +30,6 @@ package traindoc.rules.pod.config_error
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
 _waiting_reasons := {"CreateContainerConfigError", "CreateContainerError", "RunContainerError"}
 
 _terminated_reasons := {"StartError", "ContainerCannotRun"}
@@ -65,7 +61,7 @@ _detail(msg) := trim_space(trim_suffix(x, ": unknown")) if {
 
 # Containers stuck before or at start.
 findings contains f if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some c in k8s.containers(pod)
 	some which in ["state", "lastState"]
 	s := c[which]
@@ -102,7 +98,7 @@ _newer_ok(c, "lastState") if _stuck(c.state)
 # Mount and attach failures and config errors from events, on pods that
 # never started.
 findings contains f if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.type == "Warning"
 	e.object.kind == "Pod"
 	_config_event(e)
@@ -127,7 +123,7 @@ _config_event(e) if {
 }
 
 _started(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in pod.containers
 	c.state.state in {"running", "terminated"}
@@ -135,7 +131,7 @@ _started(name) if {
 }
 
 _has_state_finding(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in k8s.containers(pod)
 	_stuck(c.state)

@@ -7,7 +7,7 @@ _pod(name, state, last) := {
 	"containers": [{"name": "trainer", "image": "ml/trainer:1.0", "ready": false, "restartCount": 0, "state": state, "lastState": last}],
 }
 
-test_missing_secret if {
+test_fires_missing_secret if {
 	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": `secret "hf-token" not found`}
 	fs := config_error.findings with input as {"pods": [_pod("llm-worker-0", st, {})], "events": []}
 	count(fs) == 1
@@ -17,14 +17,14 @@ test_missing_secret if {
 	f.owner == "user"
 }
 
-test_missing_key if {
+test_fires_missing_key if {
 	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": "couldn't find key NCCL_SOCKET_IFNAME in ConfigMap ml/nccl-env"}
 	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
 	some f in fs
 	f.params.problem == "key"
 }
 
-test_torchrun_not_in_path if {
+test_fires_torchrun_not_in_path if {
 	st := {"state": "waiting", "reason": "CrashLoopBackOff", "message": "back-off 5m0s restarting failed container"}
 	last := {
 		"state": "terminated", "reason": "StartError", "exitCode": 128,
@@ -38,7 +38,7 @@ test_torchrun_not_in_path if {
 	f.time == "2026-03-01T10:01:00Z"
 }
 
-test_failed_mount_event if {
+test_fires_failed_mount_event if {
 	st := {"state": "waiting", "reason": "ContainerCreating"}
 	e := {
 		"type": "Warning", "reason": "FailedMount", "count": 12,
@@ -51,7 +51,7 @@ test_failed_mount_event if {
 	f.subject == {"kind": "Pod", "name": "w-0"}
 }
 
-test_transient_mount_on_running_pod_silent if {
+test_quiet_transient_mount_on_running_pod_silent if {
 	st := {"state": "running", "startedAt": "2026-03-01T10:02:00Z"}
 	e := {
 		"type": "Warning", "reason": "FailedMount", "count": 1,

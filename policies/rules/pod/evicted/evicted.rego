@@ -30,10 +30,6 @@ package traindoc.rules.pod.evicted
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
 # The resource a message names: "low on resource: memory", "Node didn't
 # have enough resource: nvidia.com/gpu", "ephemeral local storage usage".
 _resource(msg) := m[0][1] if {
@@ -45,7 +41,7 @@ _resource(msg) := m[0][1] if {
 
 # Pod status reason Evicted, or a rejection at kubelet admission.
 findings contains f if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	r := object.get(pod, "reason", "")
 	msg := object.get(pod, "message", "")
 	cause := _pod_cause(r, msg)
@@ -88,7 +84,7 @@ _pod_time(pod) := t if {
 # DisruptionTarget conditions for evictions, when the pod reason does not
 # already say so.
 findings contains f if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	not _pod_reason_hit(pod)
 	some c in pod.conditions
 	c.type == "DisruptionTarget"
@@ -108,7 +104,7 @@ _pod_reason_hit(pod) if _pod_cause(object.get(pod, "reason", ""), object.get(pod
 
 # Evicted events for pods whose status is gone or not captured.
 findings contains f if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
 	e.reason in {"Evicted", "Evicting"}
 	not _has_pod_finding(e.object.name)
@@ -126,13 +122,13 @@ _event_cause(msg) := "drain" if {
 } else := "pressure"
 
 _has_pod_finding(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	_pod_reason_hit(pod)
 }
 
 _has_pod_finding(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in pod.conditions
 	c.type == "DisruptionTarget"

@@ -7,7 +7,7 @@ _pod(name, reason, msg, conds) := {
 	"conditions": conds, "containers": [], "startTime": "2026-03-01T08:00:00Z",
 }
 
-test_memory_pressure if {
+test_fires_memory_pressure if {
 	msg := "The node was low on resource: memory. Threshold quantity: 100Mi, available: 81240Ki. Container pytorch was using 61203180Ki, request is 32Gi, has larger consumption of memory."
 	fs := evicted.findings with input as {"pods": [_pod("gpt-worker-2", "Evicted", msg, [])], "events": []}
 	count(fs) == 1
@@ -17,7 +17,7 @@ test_memory_pressure if {
 	f.owner == "platform"
 }
 
-test_own_ephemeral_limit_is_user if {
+test_fires_own_ephemeral_limit_is_user if {
 	msg := "Pod ephemeral local storage usage exceeds the total limit of containers 20Gi. "
 	fs := evicted.findings with input as {"pods": [_pod("w-0", "Evicted", msg, [])], "events": []}
 	some f in fs
@@ -25,14 +25,14 @@ test_own_ephemeral_limit_is_user if {
 	f.owner == "user"
 }
 
-test_gpu_admission_rejected if {
+test_fires_gpu_admission_rejected if {
 	msg := "Pod was rejected: Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 8, Available: 7, which is unexpected"
 	fs := evicted.findings with input as {"pods": [_pod("w-0", "UnexpectedAdmissionError", msg, [])], "events": []}
 	some f in fs
 	f.params == {"cause": "admission", "resource": "nvidia.com/gpu"}
 }
 
-test_drain_condition if {
+test_fires_drain_condition if {
 	c := {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting", "lastTransitionTime": "2026-03-01T09:00:00Z"}
 	pod := object.union(_pod("w-0", "", "", [c]), {"phase": "Running"})
 	fs := evicted.findings with input as {"pods": [pod], "events": []}
@@ -41,7 +41,7 @@ test_drain_condition if {
 	f.time == "2026-03-01T09:00:00Z"
 }
 
-test_preemption_and_plain_failure_silent if {
+test_quiet_preemption_and_plain_failure_silent if {
 	c := {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler", "message": "default-scheduler: preempting to accommodate a higher priority pod"}
 	fs := evicted.findings with input as {"pods": [_pod("w-0", "", "", [c]), _pod("w-1", "Error", "", [])], "events": []}
 	count(fs) == 0

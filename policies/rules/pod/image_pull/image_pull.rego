@@ -29,10 +29,6 @@ package traindoc.rules.pod.image_pull
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
 _bad_reasons := {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "RegistryUnavailable", "ImageInspectError", "PullImageError", "ErrImageInspect"}
 
 # Pull failures reported as events: kubelet "Failed" with "Failed to pull
@@ -67,7 +63,7 @@ _detail(msg) := trim_space(x) if {
 } else := trim_space(msg)
 
 _bad_containers contains [pod, c] if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	some c in k8s.containers(pod)
 	c.state.state == "waiting"
 	c.state.reason in _bad_reasons
@@ -118,7 +114,7 @@ _first_time(es, fallback) := t if {
 
 # Pull failures seen only in events (pods gone, or no status captured).
 findings contains f if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.type == "Warning"
 	regex.match(_event_pattern, e.message)
 	not regex.match(`(?i)^Back-off pulling`, e.message)
@@ -141,7 +137,7 @@ _has_state(name) if {
 
 # A pod that pulled its image after all (transient failure) is not stuck.
 _has_state(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in k8s.containers(pod)
 	c.state.state in {"running", "terminated"}

@@ -19,7 +19,7 @@ _failed_event(pod, msg) := {
 	"firstTime": "2026-03-01T10:00:05Z", "lastTime": "2026-03-01T10:03:00Z",
 }
 
-test_tag_not_found_is_user if {
+test_fires_tag_not_found_is_user if {
 	msg := sprintf(`Failed to pull image "%s": rpc error: code = NotFound desc = failed to pull and unpack image "%s": failed to resolve reference "%s": %s: not found`, [_image, _image, _image, _image])
 	pods := [_pod("gpt-worker-0", "ImagePullBackOff", sprintf(`Back-off pulling image "%s"`, [_image]))]
 	fs := image_pull.findings with input as {"pods": pods, "events": [_failed_event("gpt-worker-0", msg)]}
@@ -33,7 +33,7 @@ test_tag_not_found_is_user if {
 	count(f.evidence) == 2
 }
 
-test_unauthorized_is_platform if {
+test_fires_unauthorized_is_platform if {
 	msg := sprintf(`Failed to pull image "%s": rpc error: code = Unknown desc = failed to pull and unpack image "%s": failed to resolve reference "%s": pulling from host registry.example.com failed with status code [manifests v2.4.1]: 401 Unauthorized`, [_image, _image, _image])
 	pods := [_pod("gpt-worker-0", "ErrImagePull", msg)]
 	fs := image_pull.findings with input as {"pods": pods, "events": []}
@@ -42,7 +42,7 @@ test_unauthorized_is_platform if {
 	f.owner == "platform"
 }
 
-test_network_timeout_event_only if {
+test_fires_network_timeout_event_only if {
 	msg := `Failed to pull image "nvcr.io/nvidia/pytorch:24.03-py3": rpc error: code = Unknown desc = failed to pull and unpack image "nvcr.io/nvidia/pytorch:24.03-py3": failed to copy: httpReadSeeker: failed open: failed to do request: Get "https://nvcr.io/v2/": dial tcp 10.0.0.1:443: i/o timeout`
 	fs := image_pull.findings with input as {"pods": [], "events": [_failed_event("w-1", msg)]}
 	some f in fs
@@ -50,7 +50,7 @@ test_network_timeout_event_only if {
 	f.params.error == "network"
 }
 
-test_invalid_name if {
+test_fires_invalid_name if {
 	pods := [_pod("w-0", "InvalidImageName", `Failed to apply default image tag "Registry/ML:latest ": couldn't parse image reference "Registry/ML:latest ": invalid reference format`)]
 	fs := image_pull.findings with input as {"pods": pods, "events": []}
 	some f in fs
@@ -58,7 +58,7 @@ test_invalid_name if {
 	f.owner == "user"
 }
 
-test_pulled_after_retry_silent if {
+test_quiet_pulled_after_retry_silent if {
 	pod := object.union(_pod("w-0", "", ""), {"phase": "Running", "containers": [{"name": "pytorch", "image": _image, "state": {"state": "running", "startedAt": "2026-03-01T10:05:00Z"}, "lastState": {}}]})
 	msg := sprintf(`Failed to pull image "%s": rpc error: code = Unknown desc = context deadline exceeded`, [_image])
 	fs := image_pull.findings with input as {"pods": [pod], "events": [_failed_event("w-0", msg)]}

@@ -2,11 +2,15 @@
 # title: A higher-priority workload preempted the job
 # description: |
 #   The scheduler or a queue took the job's resources for a workload of
-#   higher priority: kube-scheduler preempted pods, Volcano reclaimed or
-#   preempted them, or Kueue evicted the job's Workload to admit another.
+#   higher priority: kube-scheduler preempted pods, the kubelet preempted
+#   them for a critical pod, Volcano reclaimed or preempted them, or Kueue
+#   evicted the job's Workload to admit another. The replacement pods that
+#   then cannot be scheduled, or the workload that waits in its queue again,
+#   are consequences: the preemptor holds the resources.
 # custom:
 #   severity: warning
 #   owner: platform
+#   explains: [sched.insufficient-gpu, sched.insufficient-resources, sched.gang-pending]
 #   message:
 #     en: "Preempted by {{.by}} to make room for a higher-priority workload."
 #     zh: "被 {{.by}} 抢占，资源让给了优先级更高的工作负载。"
@@ -22,35 +26,50 @@
 #   zh:
 #     title: 作业被更高优先级的工作负载抢占
 #     description: |
-#       调度器或队列把作业的资源让给了优先级更高的工作负载：kube-scheduler 抢占了 Pod，Volcano 回收或抢占了它们，或者 Kueue 驱逐了作业的 Workload 以接纳其他作业。
+#       调度器或队列把作业的资源让给了优先级更高的工作负载：kube-scheduler 抢占了 Pod，kubelet 为关键 Pod 抢占了它们，Volcano 回收或抢占了它们，或者 Kueue 驱逐了作业的 Workload 以接纳其他作业。之后无法调度的替代 Pod、或重新在队列中等待的 Workload 都是其后果：资源被抢占者占用着。
 package traindoc.rules.pod.preempted
 
 import data.traindoc.lib.k8s
 
-_list(x) := x if is_array(x)
-
-else := []
-
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
-# DisruptionTarget reasons: PreemptionByScheduler (1.28+) and
-# PreemptionByKubeScheduler (1.26-1.27).
-findings contains f if {
-	some pod in _list(input.pods)
-	some c in pod.conditions
+# DisruptionTarget reasons: PreemptionByScheduler (1.27+) and
+# PreemptionByKubeScheduler (1.26), message "default-scheduler: preempting
+# to accommodate a higher priority pod" (or "pod group", "workload").
+_disruption(c) if {
 	c.type == "DisruptionTarget"
 	c.status == "True"
 	c.reason in {"PreemptionByScheduler", "PreemptionByKubeScheduler"}
+}
+
+_disruption(c) if {
+	c.type == "DisruptionTarget"
+	c.status == "True"
+	contains(object.get(c, "message", ""), "preempting to accommodate")
+}
+
+# Volcano marks the pods it evicts: Ready=False, reason Evict, "Pod is
+# evicted, because of preempt" (or reclaim, when another queue takes back
+# its share).
+_disruption(c) if {
+	c.type == "Ready"
+	c.status == "False"
+	c.reason == "Evict"
+	regex.match(`because of (preempt|reclaim)`, object.get(c, "message", ""))
+}
+
+findings contains f if {
+	some pod in k8s.list(input.pods)
+	some c in pod.conditions
+	_disruption(c)
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"by": "kube-scheduler"},
-		"evidence": array.concat([k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[DisruptionTarget]", c)], _pod_events(pod.name)),
+		"params": {"by": _condition_by(c)},
+		"evidence": array.concat([k8s.condition_evidence(k8s.pod_ref(pod), sprintf("status.conditions[%s]", [c.type]), c)], _pod_events(pod.name)),
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
 }
 
 _pod_events(name) := [k8s.event_evidence(e) |
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
 	e.object.name == name
 	_preempt_event(e)
@@ -58,31 +77,56 @@ _pod_events(name) := [k8s.event_evidence(e) |
 
 # "Preempted by pod 1f2e... on node gpu-7", older "Preempted by ns/name on
 # node x"; Volcano "Pod is evicted, because of preempt" / "reclaim".
-_preempt_event(e) if e.reason == "Preempted"
+_preempt_event(e) if e.reason in {"Preempted", "GotPreempted"}
 
-_preempt_event(e) if regex.match(`(?i)^Preempted by |because of (preempt|reclaim)|evicted.*(preempt|reclaim)`, e.message)
+_preempt_event(e) if {
+	regex.match(`(?i)^Preempted by |because of (preempt|reclaim)|evicted.*(preempt|reclaim)|Preempted in order to admit critical pod`, e.message)
+}
+
+_condition_by(c) := "Volcano" if c.reason == "Evict"
+
+else := "kube-scheduler"
 
 _has_condition(name) if {
-	some pod in _list(input.pods)
+	some pod in k8s.list(input.pods)
 	pod.name == name
 	some c in pod.conditions
-	c.type == "DisruptionTarget"
-	c.status == "True"
-	c.reason in {"PreemptionByScheduler", "PreemptionByKubeScheduler"}
+	_disruption(c)
+}
+
+# The kubelet preempts pods to admit a critical pod: the pod fails with
+# reason Preempting ("Preempted in order to admit critical pod").
+findings contains f if {
+	some pod in k8s.list(input.pods)
+	object.get(pod, "reason", "") in {"Preempting", "Preempted"}
+	not _has_condition(pod.name)
+	f := {
+		"subject": {"kind": "Pod", "name": pod.name},
+		"params": {"by": "the kubelet"},
+		"evidence": [k8s.field_evidence(k8s.pod_ref(pod), "status.reason", trim_space(sprintf("%s %s", [pod.reason, object.get(pod, "message", "")])))],
+		"time": object.get(pod, "startTime", ""),
+	}
 }
 
 # Pod events alone (pod deleted since, or condition not captured).
 findings contains f if {
-	some e in _list(input.events)
+	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
 	_preempt_event(e)
 	not _has_condition(e.object.name)
+	not _pod_reason(e.object.name)
 	f := {
 		"subject": {"kind": "Pod", "name": e.object.name},
 		"params": {"by": _event_by(e)},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
+}
+
+_pod_reason(name) if {
+	some pod in k8s.list(input.pods)
+	pod.name == name
+	object.get(pod, "reason", "") in {"Preempting", "Preempted"}
 }
 
 _event_by(e) := "Volcano" if {
@@ -92,7 +136,7 @@ _event_by(e) := "Volcano" if {
 # Kueue: the Workload's Evicted condition with reason Preempted, or its
 # Preempted condition (InClusterQueue, InCohortReclamation, ...).
 findings contains f if {
-	some a in _list(input.admission)
+	some a in k8s.list(input.admission)
 	a.kind == "Workload"
 	some c in a.conditions
 	_kueue_preempted(c)
@@ -122,8 +166,8 @@ _kueue_preempted(c) if {
 
 # Kueue's event on the job or its Workload, when no Workload was captured.
 findings contains f if {
-	count([a | some a in _list(input.admission); a.kind == "Workload"]) == 0
-	some e in _list(input.events)
+	count([a | some a in k8s.list(input.admission); a.kind == "Workload"]) == 0
+	some e in k8s.list(input.events)
 	e.object.kind != "Pod"
 	regex.match(`Preempted to accommodate a (higher priority )?[Ww]orkload`, e.message)
 	f := {

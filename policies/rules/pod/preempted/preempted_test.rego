@@ -4,7 +4,7 @@ import data.traindoc.rules.pod.preempted
 
 _pod(name, conds) := {"name": name, "namespace": "ml", "phase": "Failed", "conditions": conds, "containers": []}
 
-test_scheduler_preemption if {
+test_fires_scheduler_preemption if {
 	c := {
 		"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
 		"message": "default-scheduler: preempting to accommodate a higher priority pod",
@@ -23,7 +23,7 @@ test_scheduler_preemption if {
 	count(f.evidence) == 2
 }
 
-test_kueue_workload_evicted if {
+test_fires_kueue_workload_evicted if {
 	c := {
 		"type": "Evicted", "status": "True", "reason": "Preempted",
 		"message": "Preempted to accommodate a workload (UID: 0d3c, JobUID: 77af) due to prioritization in the ClusterQueue",
@@ -35,15 +35,44 @@ test_kueue_workload_evicted if {
 	f.params.by == "Kueue"
 }
 
-test_old_kube_scheduler_reason if {
+test_fires_old_kube_scheduler_reason if {
 	c := {"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByKubeScheduler", "message": "Kube-scheduler: preempting"}
 	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("w-0", [c])], "events": []}
 	count(fs) == 1
 }
 
-test_eviction_api_silent if {
+test_quiet_eviction_api_silent if {
 	c := {"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting"}
 	a := {"kind": "Workload", "name": "w", "conditions": [{"type": "Evicted", "status": "True", "reason": "PodsReadyTimeout", "message": "Exceeded the PodsReady timeout ml/w"}]}
 	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "bert", "pods": [_pod("w-0", [c])], "events": [], "admission": [a]}
+	count(fs) == 0
+}
+
+test_fires_disruption_target_message if {
+	pod := {"name": "w-1", "namespace": "ml", "phase": "Failed", "containers": [], "conditions": [{
+		"type": "DisruptionTarget", "status": "True", "reason": "PreemptionByScheduler",
+		"message": "default-scheduler: preempting to accommodate a higher priority pod", "lastTransitionTime": "2026-03-01T10:00:00Z",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [pod], "events": []}
+	some f in fs
+	f.params.by == "kube-scheduler"
+}
+
+test_fires_volcano_evict_condition if {
+	pod := {"name": "w-1", "namespace": "ml", "phase": "Running", "containers": [], "conditions": [{
+		"type": "Ready", "status": "False", "reason": "Evict",
+		"message": "Pod is evicted, because of reclaim", "lastTransitionTime": "2026-03-01T10:00:00Z",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [pod], "events": []}
+	some f in fs
+	f.params.by == "Volcano"
+}
+
+test_quiet_kueue_preempted_false if {
+	a := {"kind": "Workload", "name": "w", "conditions": [{
+		"type": "Preempted", "status": "False", "reason": "InClusterQueue",
+		"message": "Preempted to accommodate a workload (UID: 1c0f) in the ClusterQueue",
+	}]}
+	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [], "events": [], "admission": [a]}
 	count(fs) == 0
 }

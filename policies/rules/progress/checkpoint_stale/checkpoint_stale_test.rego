@@ -29,11 +29,11 @@ test_fires_when_none_after_hours if {
 	count(fs) == 1
 }
 
-test_not_when_recent if {
+test_quiet_when_recent if {
 	ck := {"file": "exec/head/checkpoints.txt", "steps": [8500, 9000], "latestStep": 9000, "latestTime": "2026-03-01T11:50:00Z"}
 	count(checkpoint_stale.findings) == 0 with input as _job({"known": true, "lastStep": 9100, "lastStepTime": "2026-03-01T11:59:00Z"}, {"checkpoints": ck})
 }
 
-test_not_without_listing if {
+test_quiet_without_listing if {
 	count(checkpoint_stale.findings) == 0 with input as _job({"known": true, "lastStep": 9100}, {})
 }

@@ -21,7 +21,7 @@ test_fires_on_nvidia_smi_idle if {
 	count(fs) == 1
 }
 
-test_not_when_busy if {
+test_quiet_when_busy if {
 	smi := {"file": "exec/verl-head/nvidia-smi.txt", "gpus": [{"index": 0, "utilization": 97}], "avgUtilization": 97, "processes": 1}
 	count(gpu_idle.findings) == 0 with input as _job({"nvidiaSmi": smi, "rayStatus": {"gpusUsed": 8, "gpusTotal": 8}})
 }

@@ -14,16 +14,16 @@ test_fires_when_steps_and_logs_stopped if {
 	f.subject == {"kind": "PyTorchJob", "name": "gpt"}
 }
 
-test_warning_when_logs_still_move if {
+test_fires_warning_when_logs_still_move if {
 	fs := stalled.findings with input as _job({"known": true, "lastStep": 812, "lastStepTime": "2026-03-01T10:30:00Z", "lastLogTime": "2026-03-01T11:55:00Z"})
 	some f in fs
 	f.severity == "warning"
 }
 
-test_not_when_recent if {
+test_quiet_when_recent if {
 	count(stalled.findings) == 0 with input as _job({"known": true, "lastStep": 812, "lastStepTime": "2026-03-01T11:50:00Z"})
 }
 
-test_not_when_finished if {
+test_quiet_when_finished if {
 	count(stalled.findings) == 0 with input as object.union(_job({"known": true, "lastStepTime": "2026-03-01T01:00:00Z"}), {"phase": "Succeeded"})
 }

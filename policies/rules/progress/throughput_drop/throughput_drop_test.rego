@@ -11,10 +11,10 @@ test_fires_on_drop if {
 	f.time == "2026-03-01T11:00:00Z"
 }
 
-test_not_on_small_dip if {
+test_quiet_on_small_dip if {
 	count(throughput_drop.findings) == 0 with input as _job({"unit": "samples/s", "samples": 40, "baseline": 148.9, "recent": 140.1})
 }
 
-test_not_with_few_samples if {
+test_quiet_with_few_samples if {
 	count(throughput_drop.findings) == 0 with input as _job({"unit": "it/s", "samples": 3, "baseline": 2, "recent": 0.5})
 }

@@ -1,9 +1,11 @@
 # METADATA
 # title: Not enough GPUs to schedule the job
 # description: |
-#   The scheduler found no node with enough free GPUs for the job's pods, so
-#   they stay Pending. Either the cluster is full, or the pod asks for more
-#   GPUs than any single node has.
+#   The scheduler found no node with enough free GPUs (or other
+#   accelerators) for the job's pods, so they stay Pending. Either the
+#   cluster is full, or the pod asks for more GPUs than any single node has.
+#   A pod that was scheduled since is not counted, and a gang or queue that
+#   holds the whole job is reported as such.
 # custom:
 #   severity: error
 #   owner: platform
@@ -24,58 +26,41 @@
 #   zh:
 #     title: GPU 不足，作业无法调度
 #     description: |
-#       调度器找不到有足够空闲 GPU 的节点，作业的 Pod 一直处于 Pending。可能是集群已满，或者单个 Pod 申请的 GPU 多于任何一个节点拥有的数量。
+#       调度器找不到有足够空闲 GPU（或其他加速器）的节点，作业的 Pod 一直处于 Pending。可能是集群已满，或者单个 Pod 申请的 GPU 多于任何一个节点拥有的数量。之后已被调度的 Pod 不计在内；如果是 Gang 调度器或队列在整体上挡住了作业，则按排队等待报告。
 package traindoc.rules.sched.insufficient_gpu
 
-import data.traindoc.lib.k8s
+import data.traindoc.lib.sched
 
-# The scheduler names the resource it lacks: "Insufficient nvidia.com/gpu",
-# "Insufficient amd.com/gpu", and gang schedulers echo the same words.
-_gpu_pattern := `Insufficient (nvidia\.com/gpu|amd\.com/gpu|nvidia\.com/mig-[^\s,.]+|habana\.ai/gaudi|aws\.amazon\.com/neuron\w*)`
+# The scheduler names the accelerator it lacks: "Insufficient
+# nvidia.com/gpu" (kube-scheduler and Volcano), MIG slices, HAMi's
+# nvidia.com/gpumem, AMD, Intel, Habana, Neuron and Ascend devices.
+_gpu_pattern := `Insufficient (nvidia\.com/gpu(?:\.?[a-z][\w-]*)?|nvidia\.com/mig-[^\s,.]+|amd\.com/gpu|habana\.ai/gaudi\w*|aws\.amazon\.com/neuron\w*|intel\.com/gpu|gpu\.intel\.com/[\w-]+|huawei\.com/Ascend\w*)`
 
-_pending_pods contains pod if {
-	some pod in input.pods
-	pod.phase == "Pending"
+# The scheduler's current words about waiting pods that name a missing
+# accelerator. A gang or queue that holds the job explains these words
+# itself (the gang rule quotes them).
+_hits contains m if {
+	not sched.gang_hold
+	some m in sched.messages
+	not sched.is_gang(m.text)
+	regex.match(_gpu_pattern, m.text)
 }
 
-# Evidence from the pod's own PodScheduled condition.
+# The earliest message stands for all: the pods of one job share it.
+_first := sort([[m.time, m.text] | some m in _hits])[0][1]
+
+_params := {
+	"pods": count({m.pod | some m in _hits}),
+	"resource": regex.find_all_string_submatch_n(_gpu_pattern, _first, 1)[0][1],
+	"detail": sched.short(_first),
+}
+
 findings contains f if {
-	some pod in _pending_pods
-	some c in pod.conditions
-	c.type == "PodScheduled"
-	c.status == "False"
-	m := regex.find_all_string_submatch_n(_gpu_pattern, c.message, 1)
-	count(m) > 0
+	some m in _hits
 	f := {
-		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"pods": count(_pending_pods), "resource": m[0][1], "detail": _short(c.message)},
-		"evidence": [k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[PodScheduled]", c)],
-		"time": object.get(c, "lastTransitionTime", ""),
+		"subject": {"kind": "Pod", "name": m.pod},
+		"params": _params,
+		"evidence": [m.evidence],
+		"time": m.time,
 	}
 }
-
-# Evidence from FailedScheduling events, for snapshots without pod status.
-findings contains f if {
-	some e in input.events
-	e.reason in {"FailedScheduling", "Unschedulable", "PodGroupPending"}
-	m := regex.find_all_string_submatch_n(_gpu_pattern, e.message, 1)
-	count(m) > 0
-	not _has_condition_evidence
-	f := {
-		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"pods": count(_pending_pods), "resource": m[0][1], "detail": _short(e.message)},
-		"evidence": [k8s.event_evidence(e)],
-		"time": k8s.event_time(e),
-	}
-}
-
-_has_condition_evidence if {
-	some pod in _pending_pods
-	some c in pod.conditions
-	c.type == "PodScheduled"
-	c.status == "False"
-	regex.match(_gpu_pattern, c.message)
-}
-
-# The scheduler message up to its preemption note, which adds nothing.
-_short(msg) := trim_space(split(msg, " preemption:")[0])

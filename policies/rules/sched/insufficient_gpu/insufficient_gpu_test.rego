@@ -36,14 +36,38 @@ test_fires_on_event_only if {
 	count(fs) == 1
 }
 
-test_not_on_cpu_shortage if {
+test_quiet_on_cpu_shortage if {
 	msg := "0/4 nodes are available: 4 Insufficient cpu."
 	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
 	count(fs) == 0
 }
 
-test_not_when_running if {
+test_quiet_when_running if {
 	pod := object.union(_pending_pod("0/8 nodes are available: 8 Insufficient nvidia.com/gpu."), {"phase": "Running"})
 	fs := insufficient_gpu.findings with input as {"pods": [pod], "events": []}
+	count(fs) == 0
+}
+
+test_quiet_answered_by_scheduled_event if {
+	failed := {
+		"type": "Warning", "reason": "FailedScheduling", "count": 2,
+		"message": "0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+		"object": {"kind": "Pod", "name": "train-master-0"},
+		"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:00:30Z",
+	}
+	scheduled := {"type": "Normal", "reason": "Scheduled", "count": 1, "message": "Successfully assigned ml/train-master-0 to gpu-2", "object": {"kind": "Pod", "name": "train-master-0"}, "firstTime": "2026-03-01T10:01:00Z"}
+	fs := insufficient_gpu.findings with input as {"phase": "Pending", "pods": [], "events": [failed, scheduled]}
+	count(fs) == 0
+}
+
+# A gang scheduler that holds the whole job quotes the capacity words
+# itself: they are not a separate finding.
+test_quiet_gang_hold if {
+	pg := {"kind": "PodGroup", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "train", "phase": "Inqueue", "conditions": [{
+		"type": "Unschedulable", "status": "True", "reason": "NotEnoughResources",
+		"message": "2/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 2 minAvailable; Pending: 2 Unschedulable",
+	}]}
+	msg := "0/8 nodes are unavailable: 8 Insufficient nvidia.com/gpu."
+	fs := insufficient_gpu.findings with input as {"phase": "Pending", "pods": [_pending_pod(msg)], "events": [], "admission": [pg]}
 	count(fs) == 0
 }

@@ -4,7 +4,8 @@
 #   The scheduler found no node with enough free CPU, memory, ephemeral
 #   storage, hugepages, network devices (EFA, RDMA), host ports or pod slots
 #   for the job's pods, so they stay Pending. GPUs are reported by their own
-#   rule.
+#   rule; pods scheduled since are not counted, and a gang or queue that
+#   holds the whole job is reported as such.
 # custom:
 #   severity: error
 #   owner: platform
@@ -27,99 +28,48 @@
 #   zh:
 #     title: CPU、内存或其他资源不足，作业无法调度
 #     description: |
-#       调度器找不到有足够空闲 CPU、内存、临时存储、hugepages、网络设备（EFA、RDMA）、主机端口或 Pod 名额的节点，作业的 Pod 一直处于 Pending。GPU 不足由单独的规则报告。
+#       调度器找不到有足够空闲 CPU、内存、临时存储、hugepages、网络设备（EFA、RDMA）、主机端口或 Pod 名额的节点，作业的 Pod 一直处于 Pending。GPU 不足由单独的规则报告；之后已被调度的 Pod 不计在内，Gang 调度器或队列在整体上挡住作业时按排队等待报告。
 package traindoc.rules.sched.insufficient_resources
 
-import data.traindoc.lib.k8s
+import data.traindoc.lib.sched
 
 # "2 Insufficient cpu", "Insufficient vpc.amazonaws.com/efa.", "Insufficient
 # hugepages-1Gi": the resource name ends before the punctuation.
 _insufficient := `Insufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])`
 
 # Accelerators are the insufficient-gpu rule's.
-_gpu := `^(nvidia\.com/gpu|amd\.com/gpu|nvidia\.com/mig-|habana\.ai/gaudi|aws\.amazon\.com/neuron|intel\.com/gpu|gpu\.intel\.com/)`
+_gpu := `^(nvidia\.com/gpu|nvidia\.com/mig-|amd\.com/gpu|habana\.ai/gaudi|aws\.amazon\.com/neuron|intel\.com/gpu|gpu\.intel\.com/|huawei\.com/Ascend)`
 
-_events_reasons := {"FailedScheduling", "Unschedulable", "PodGroupPending", "NotEnoughResources"}
-
-_pods := p if {
-	is_array(input.pods)
-	p := input.pods
-} else := []
-
-_events := e if {
-	is_array(input.events)
-	e := input.events
-} else := []
-
-_pending contains pod if {
-	some pod in _pods
-	pod.phase == "Pending"
-}
-
-# _resources(msg) are the non-GPU resources a scheduler message says are short.
-_resources(msg) := ({r |
+# _resources(msg) are the non-GPU resources a scheduler message says are
+# short, in the wordings of several versions: free ports, the pod limit,
+# attachable volumes.
+_resources(msg) := (({r |
 	some m in regex.find_all_string_submatch_n(_insufficient, msg, -1)
 	r := m[1]
 	not regex.match(_gpu, r)
-} | {"host ports" | regex.match(`(?i)didn't have free ports`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}
+} | {"host ports" | regex.match(`(?i)didn't have free ports`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}) | {"attachable volumes" | regex.match(`exceed max volume count`, msg)}
 
-_cond_hits contains [pod, c] if {
-	some pod in _pending
-	some c in pod.conditions
-	c.type == "PodScheduled"
-	c.status == "False"
-	count(_resources(object.get(c, "message", ""))) > 0
+_hits contains m if {
+	not sched.gang_hold
+	some m in sched.messages
+	not sched.is_gang(m.text)
+	count(_resources(m.text)) > 0
 }
 
-_event_hits contains e if {
-	count(_cond_hits) == 0
-	some e in _events
-	e.reason in _events_reasons
-	count(_resources(e.message)) > 0
-}
+_first := sort([[m.time, m.text] | some m in _hits])[0][1]
 
-_all_resources := {r |
-	some h in _cond_hits
-	some r in _resources(h[1].message)
-} | {r |
-	some e in _event_hits
-	some r in _resources(e.message)
-}
-
-# The earliest message stands for all: pods of one job usually share it.
-_detail := _short(x[1]) if {
-	msgs := sort([[object.get(h[1], "lastTransitionTime", ""), h[1].message] | some h in _cond_hits])
-	x := msgs[0]
-} else := _short(x[1]) if {
-	msgs := sort([[k8s.event_time(e), e.message] | some e in _event_hits])
-	x := msgs[0]
-}
-
-_affected := count(_cond_hits) if count(_cond_hits) > 0
-
-else := count({[e.object.kind, e.object.name] | some e in _event_hits})
-
-_params := {"pods": _affected, "resources": concat(", ", sort(_all_resources)), "detail": _detail}
-
-findings contains f if {
-	some h in _cond_hits
-	[pod, c] := h
-	f := {
-		"subject": {"kind": "Pod", "name": pod.name},
-		"params": _params,
-		"evidence": [k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[PodScheduled]", c)],
-		"time": object.get(c, "lastTransitionTime", ""),
-	}
+_params := {
+	"pods": count({m.pod | some m in _hits}),
+	"resources": concat(", ", sort({r | some m in _hits; some r in _resources(m.text)})),
+	"detail": sched.short(_first),
 }
 
 findings contains f if {
-	some e in _event_hits
+	some m in _hits
 	f := {
-		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"subject": {"kind": "Pod", "name": m.pod},
 		"params": _params,
-		"evidence": [k8s.event_evidence(e)],
-		"time": k8s.event_time(e),
+		"evidence": [m.evidence],
+		"time": m.time,
 	}
 }
-
-_short(msg) := trim_space(split(msg, " preemption:")[0])

@@ -16,7 +16,7 @@ _pending_pod(name, msg) := {
 	}],
 }
 
-test_cpu_and_memory if {
+test_fires_cpu_and_memory if {
 	msg := "0/8 nodes are available: 2 Insufficient cpu, 6 Insufficient memory. preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod."
 	pods := [_pending_pod("bert-worker-0", msg), _pending_pod("bert-worker-1", msg)]
 	fs := insufficient_resources.findings with input as {"pods": pods, "events": []}
@@ -26,7 +26,7 @@ test_cpu_and_memory if {
 	f.params == {"pods": 2, "resources": "cpu, memory", "detail": "0/8 nodes are available: 2 Insufficient cpu, 6 Insufficient memory."}
 }
 
-test_efa_from_volcano_event if {
+test_fires_efa_from_volcano_event if {
 	e := {
 		"type": "Warning", "reason": "FailedScheduling", "count": 40,
 		"message": "0/4 nodes are unavailable: 4 Insufficient vpc.amazonaws.com/efa.",
@@ -39,20 +39,20 @@ test_efa_from_volcano_event if {
 	f.params.pods == 1
 }
 
-test_ports_and_hugepages if {
+test_fires_ports_and_hugepages if {
 	msg := "0/3 nodes are available: 1 Too many pods, 2 node(s) didn't have free ports for the requested pod ports, 3 Insufficient hugepages-1Gi."
 	fs := insufficient_resources.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	some f in fs
 	f.params.resources == "host ports, hugepages-1Gi, pods"
 }
 
-test_gpu_only_silent if {
+test_quiet_gpu_only_silent if {
 	msg := "0/8 nodes are available: 8 Insufficient nvidia.com/gpu. preemption: 0/8 nodes are available: 8 No preemption victims found for incoming pod."
 	fs := insufficient_resources.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	count(fs) == 0
 }
 
-test_running_pod_silent if {
+test_quiet_running_pod_silent if {
 	pod := object.union(_pending_pod("w-0", "0/2 nodes are available: 2 Insufficient cpu."), {"phase": "Running"})
 	fs := insufficient_resources.findings with input as {"pods": [pod], "events": []}
 	count(fs) == 0

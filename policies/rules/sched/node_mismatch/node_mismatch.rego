@@ -9,6 +9,7 @@
 # custom:
 #   severity: error
 #   owner: user
+#   explains: [sched.gang-pending]
 #   message:
 #     en: "{{.pods}} pod(s) fit no node because of {{.constraints}}. Scheduler: {{.detail}}"
 #     zh: "{{.pods}} 个 Pod 没有可匹配的节点，原因：{{.constraints}}。调度器：{{.detail}}"
@@ -31,11 +32,14 @@
 #       调度器因为放置约束而不是容量拒绝了所有节点：Pod 的 nodeSelector 或节点亲和性匹配不到任何节点、节点带有 Pod 不容忍的污点、Pod 亲和/反亲和或拓扑分布约束无法满足、节点已被封锁，或者 Pod 的卷绑定在其他可用区。
 package traindoc.rules.sched.node_mismatch
 
-import data.traindoc.lib.k8s
+import data.traindoc.lib.sched
 
-# Placement reasons in the wording of several scheduler versions.
+# Placement reasons in the wording of several scheduler versions: "had
+# taint {k: v}, that the pod didn't tolerate" up to 1.24, "had untolerated
+# taint {k: v}" since 1.25, "didn't match Pod's node affinity/selector"
+# since 1.21 ("didn't match node selector" before).
 _constraints := [
-	["node affinity/selector", `didn't match Pod's node affinity|didn't match node selector|node\(s\) didn't match node affinity|MatchNodeSelector`],
+	["node affinity/selector", `didn't match Pod's node affinity|didn't match node selector|node\(s\) didn't match node affinity|MatchNodeSelector|didn't satisfy plugin\(s\) \[NodeAffinity\]`],
 	["taints", `had untolerated taint|had taints?( \{[^}]*\})?,? that the pod didn't tolerate|PodToleratesNodeTaints`],
 	["pod affinity/anti-affinity", `didn't match pod (anti-)?affinity|didn't satisfy existing pods anti-affinity|didn't match pod affinity/anti-affinity`],
 	["topology spread constraints", `didn't match pod topology spread constraints`],
@@ -45,23 +49,11 @@ _constraints := [
 
 # Capacity reasons: when present, capacity is what blocks the pod (the
 # other rules say so) and placement only narrows the candidates.
-_capacity := `Insufficient |didn't have free ports|Too many pods|unbound immediate PersistentVolumeClaims|didn't find available persistent volumes`
-
-_events_reasons := {"FailedScheduling", "Unschedulable", "PodGroupPending"}
-
-_pods := p if {
-	is_array(input.pods)
-	p := input.pods
-} else := []
-
-_events := e if {
-	is_array(input.events)
-	e := input.events
-} else := []
+_capacity := `Insufficient |didn't have free ports|Too many pods|unbound immediate PersistentVolumeClaims|didn't find available persistent volumes|exceed max volume count`
 
 _found(msg) := {c[0] |
 	some c in _constraints
-	regex.match(c[1], msg)
+	regex.match(c[1], sched.short(msg))
 }
 
 _placement(msg) if {
@@ -69,51 +61,24 @@ _placement(msg) if {
 	not regex.match(_capacity, msg)
 }
 
-_cond_hits contains [pod, c] if {
-	some pod in _pods
-	pod.phase == "Pending"
-	some c in pod.conditions
-	c.type == "PodScheduled"
-	c.status == "False"
-	_placement(object.get(c, "message", ""))
+_hits contains m if {
+	some m in sched.messages
+	_placement(m.text)
 }
-
-_event_hits contains e if {
-	count(_cond_hits) == 0
-	some e in _events
-	e.reason in _events_reasons
-	_placement(e.message)
-}
-
-_messages := [[object.get(h[1], "lastTransitionTime", ""), h[1].message] | some h in _cond_hits] if {
-	count(_cond_hits) > 0
-} else := [[k8s.event_time(e), e.message] | some e in _event_hits]
 
 _params := {
-	"pods": count({x | some h in _cond_hits; x := h[0].name} | {x | some e in _event_hits; x := [e.object.kind, e.object.name]}),
-	"constraints": concat(", ", sort({c | some m in _messages; some c in _found(m[1])})),
-	"detail": trim_space(split(sort(_messages)[0][1], " preemption:")[0]),
+	"pods": count({m.pod | some m in _hits}),
+	"constraints": concat(", ", sort({c | some m in _hits; some c in _found(m.text)})),
+	"detail": sched.short(sort([[m.time, m.text] | some m in _hits])[0][1]),
 }
 
 findings contains f if {
-	some h in _cond_hits
-	[pod, c] := h
+	some m in _hits
 	f := {
-		"subject": {"kind": "Pod", "name": pod.name},
+		"subject": {"kind": "Pod", "name": m.pod},
 		"params": _params,
-		"evidence": [k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[PodScheduled]", c)],
-		"time": object.get(c, "lastTransitionTime", ""),
-		"owner": _owner,
-	}
-}
-
-findings contains f if {
-	some e in _event_hits
-	f := {
-		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": _params,
-		"evidence": [k8s.event_evidence(e)],
-		"time": k8s.event_time(e),
+		"evidence": [m.evidence],
+		"time": m.time,
 		"owner": _owner,
 	}
 }
@@ -121,8 +86,8 @@ findings contains f if {
 # Cordoned nodes and volumes in the wrong zone are the platform's to fix;
 # selectors, affinity and tolerations are the job's.
 _owner := "platform" if {
-	some m in _messages
-	every c in _found(m[1]) {
+	some m in _hits
+	every c in _found(m.text) {
 		c in {"cordoned nodes", "volume node affinity"}
 	}
 } else := "user"

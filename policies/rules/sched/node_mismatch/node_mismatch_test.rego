@@ -16,7 +16,7 @@ _pending_pod(name, msg) := {
 	}],
 }
 
-test_selector_and_taint if {
+test_fires_selector_and_taint if {
 	msg := "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 5 node(s) didn't match Pod's node affinity/selector. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling."
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("gpt-worker-0", msg)], "events": []}
 	count(fs) == 1
@@ -28,7 +28,7 @@ test_selector_and_taint if {
 	f.owner == "user"
 }
 
-test_old_wording_event if {
+test_fires_old_wording_event if {
 	e := {
 		"type": "Warning", "reason": "FailedScheduling", "count": 3,
 		"message": "0/3 nodes are available: 3 node(s) had taints that the pod didn't tolerate.",
@@ -44,7 +44,7 @@ test_old_wording_event if {
 	f1.params.constraints == "taints"
 }
 
-test_cordoned_is_platform if {
+test_fires_cordoned_is_platform if {
 	msg := "0/2 nodes are available: 2 node(s) were unschedulable."
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	some f in fs
@@ -52,15 +52,27 @@ test_cordoned_is_platform if {
 	f.owner == "platform"
 }
 
-test_volume_zone if {
+test_fires_volume_zone if {
 	msg := "0/4 nodes are available: 4 node(s) had volume node affinity conflict."
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	some f in fs
 	f.params.constraints == "volume node affinity"
 }
 
-test_capacity_shortage_silent if {
+test_quiet_capacity_shortage_silent if {
 	msg := "0/3 nodes are available: 1 node(s) had taint {node-role.kubernetes.io/master: }, that the pod didn't tolerate, 2 Insufficient nvidia.com/gpu."
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	count(fs) == 0
+}
+
+test_quiet_pod_scheduled_since if {
+	e := {
+		"type": "Warning", "reason": "FailedScheduling", "count": 4,
+		"message": "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+		"object": {"kind": "Pod", "name": "w-0"},
+		"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:02:00Z",
+	}
+	pod := {"name": "w-0", "phase": "Running", "nodeName": "gpu-9", "conditions": [], "containers": []}
+	fs := node_mismatch.findings with input as {"phase": "Running", "pods": [pod], "events": [e]}
 	count(fs) == 0
 }

@@ -9,7 +9,7 @@ _event(kind, name, msg) := {
 	"firstTime": "2026-03-01T10:00:00Z", "lastTime": "2026-03-01T10:30:00Z",
 }
 
-test_operator_event if {
+test_fires_operator_event if {
 	msg := `Error creating: pods "llm-worker-3" is forbidden: exceeded quota: team-a-gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=24, limited: requests.nvidia.com/gpu=24`
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [_event("PyTorchJob", "llm", msg)]}
 	count(fs) == 1
@@ -18,7 +18,7 @@ test_operator_event if {
 	f.subject == {"kind": "PyTorchJob", "name": "llm"}
 }
 
-test_failed_quota_must_specify if {
+test_fires_failed_quota_must_specify if {
 	msg := `Error creating: pods "trainer-node-0-0-x7k2p" is forbidden: failed quota: compute: must specify limits.cpu,limits.memory`
 	fs := quota_exceeded.findings with input as {"kind": "TrainJob", "name": "t", "events": [object.union(_event("Job", "t-node-0", msg), {"reason": "FailedCreate"})]}
 	some f in fs
@@ -26,7 +26,7 @@ test_failed_quota_must_specify if {
 	f.params.resources == "limits.cpu, limits.memory"
 }
 
-test_kueue_max_capacity if {
+test_fires_kueue_max_capacity if {
 	c := {
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set master: insufficient unused quota for nvidia.com/gpu in flavor h100, 8 more needed; couldn't assign flavors to pod set worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)",
@@ -41,7 +41,7 @@ test_kueue_max_capacity if {
 	f.params.detail == "worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)"
 }
 
-test_kueue_unused_quota_silent if {
+test_quiet_kueue_unused_quota_silent if {
 	c := {
 		"type": "QuotaReserved", "status": "False", "reason": "Pending",
 		"message": "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed",
@@ -51,7 +51,7 @@ test_kueue_unused_quota_silent if {
 	count(fs) == 0
 }
 
-test_resourcequota_hard_below_need if {
+test_fires_resourcequota_hard_below_need if {
 	g := {"type": "Worker", "expected": 4, "template": {"containers": [{"name": "pytorch", "requests": {"nvidia.com/gpu": "8", "cpu": "32"}, "limits": {"nvidia.com/gpu": "8"}}]}}
 	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "requests.cpu": "256"}, "used": {"requests.nvidia.com/gpu": "0"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "namespace": "team-a", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
@@ -60,18 +60,72 @@ test_resourcequota_hard_below_need if {
 	f.params.detail == "hard requests.nvidia.com/gpu=16 < 32"
 }
 
-test_quota_large_enough_silent if {
+test_quiet_quota_large_enough_silent if {
 	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": "8", "memory": "200Gi"}}]}}
 	q := {"name": "gpu-quota", "hard": {"requests.nvidia.com/gpu": "16", "limits.memory": "1Ti", "pods": "10"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 0
 }
 
-test_limits_memory_below_need if {
+test_fires_limits_memory_below_need if {
 	g := {"type": "Worker", "expected": 2, "template": {"containers": [{"name": "pytorch", "limits": {"memory": "200Gi"}}]}}
 	q := {"name": "mem", "hard": {"limits.memory": "300Gi", "requests.memory": "500Gi"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 1
 	some f in fs
 	f.params.detail == "hard limits.memory=300Gi < 400Gi"
+}
+
+_gpu_group(n, per_pod) := {"type": "Worker", "expected": n, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": per_pod}}]}}
+
+test_fires_volcano_queue_closed if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Closed"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q]}
+	count(fs) == 1
+	some f in fs
+	f.params == {"quota": "Volcano queue research", "resources": "", "detail": "the queue is closed"}
+}
+
+test_fires_queue_capability_below_need if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Open", "quota": {"nvidia.com/gpu": "16"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(4, "8")]}
+	some f in fs
+	f.params.detail == "nvidia.com/gpu 16 < 32 the job needs"
+}
+
+test_fires_t9k_queue_quota_below_need if {
+	q := {"kind": "Queue", "apiVersion": "scheduler.tensorstack.dev/v1beta1", "name": "a100", "quota": {"requests.nvidia.com/gpu": "8"}}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchTrainingJob", "name": "sft", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(2, "8")]}
+	some f in fs
+	f.params.quota == "TensorStack queue a100"
+}
+
+test_quiet_cohort_may_borrow if {
+	q := {"kind": "ClusterQueue", "apiVersion": "kueue.x-k8s.io/v1beta1", "name": "team-a-cq", "quota": {"nvidia.com/gpu": "16"}, "borrowing": ["nvidia.com/gpu"]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Suspended", "events": [], "queues": [q], "replicas": [_gpu_group(4, "8")]}
+	count(fs) == 0
+}
+
+test_quiet_closed_queue_job_running if {
+	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Closing"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "events": [], "queues": [q]}
+	count(fs) == 0
+}
+
+test_fires_kueue_in_clusterqueue_wording if {
+	c := {
+		"type": "QuotaReserved", "status": "False", "reason": "Pending",
+		"message": "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor a100 in ClusterQueue",
+	}
+	a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "events": [], "admission": [a]}
+	some f in fs
+	f.params.resources == "nvidia.com/gpu"
+}
+
+test_fires_queue_closed_event if {
+	e := {"type": "Warning", "reason": "Unschedulable", "count": 3, "message": "Queue <research> is closed", "object": {"kind": "PodGroup", "name": "llm"}, "firstTime": "2026-03-01T10:00:00Z"}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [e]}
+	some f in fs
+	f.params.quota == "Queue research"
 }

@@ -22,14 +22,14 @@ test_fires_on_an_infeasible_gpu_request if {
 	f.params.request == "{'CPU': 8.0, 'GPU': 8.0}"
 }
 
-test_cpu_only_request_is_insufficient_resources if {
+test_fires_cpu_only_request_is_insufficient_resources if {
 	t := "(scheduler +59s) Warning: The following resource request cannot be scheduled right now: {'CPU': 1.0}. This is likely due to all cluster resources being claimed by actors. Consider creating fewer actors or adding more nodes to this Ray cluster."
 	fs := ray_unschedulable.findings with input as {"kind": "RayJob", "phase": "Running", "pods": [_pod({"ctx.ray-sched.pending": _m(t, 12)}, {}, {})]}
 	some f in fs
 	f.category == "sched.insufficient-resources"
 }
 
-test_tune_trial_asking_more_gpus_than_the_cluster_has if {
+test_fires_tune_trial_asking_more_gpus_than_the_cluster_has if {
 	t := "2023-07-01 07:33:03,712\tWARNING insufficient_resources_manager.py:128 -- Ignore this message if the cluster is autoscaling. You asked for 29.0 cpu and 4.0 gpu per trial, but the cluster only has 20.0 cpu and 1.0 gpu. Stop the tuning job and adjust the resources requested per trial."
 	fs := ray_unschedulable.findings with input as {"kind": "RayCluster", "phase": "Running", "pods": [_pod({"ctx.ray-sched.tune": _m(t, 1)}, {}, {})]}
 	some f in fs

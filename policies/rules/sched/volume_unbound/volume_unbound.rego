@@ -7,6 +7,7 @@
 # custom:
 #   severity: error
 #   owner: platform
+#   explains: [sched.gang-pending]
 #   message:
 #     en: "{{.pods}} pod(s) wait for unbound volume claim(s) {{.claims}}: {{.detail}}"
 #     zh: "{{.pods}} 个 Pod 在等待未绑定的存储卷声明 {{.claims}}：{{.detail}}"
@@ -28,48 +29,39 @@
 package traindoc.rules.sched.volume_unbound
 
 import data.traindoc.lib.k8s
+import data.traindoc.lib.sched
 
-_list(x) := x if is_array(x)
-
-else := []
-
-# Scheduler wordings across versions, and the volume binder's timeouts.
+# Scheduler wordings across versions ("pod has unbound immediate
+# PersistentVolumeClaims" up to 1.26, "persistentvolumeclaim \"x\" not
+# found" since 1.27), and the volume binder's timeouts.
 _unbound := `(?i)unbound immediate PersistentVolumeClaims|pod has unbound (immediate )?PersistentVolumeClaims|persistentvolumeclaim "[^"]+" not found|persistentvolumeclaim "[^"]+" is being deleted|didn't find available persistent volumes to bind|binding volumes: (timed out waiting for the condition|context deadline exceeded)|waiting for a volume to be created`
 
 _claim_in := `persistentvolumeclaim "([^"]+)"`
 
-_pending contains pod if {
-	some pod in _list(input.pods)
-	pod.phase == "Pending"
+# The scheduler's current words about waiting pods.
+_sched_hits contains m if {
+	some m in sched.messages
+	regex.match(_unbound, m.text)
 }
 
-_cond_hits contains [pod, c] if {
-	some pod in _pending
-	some c in pod.conditions
-	c.type == "PodScheduled"
-	c.status == "False"
-	regex.match(_unbound, object.get(c, "message", ""))
-}
-
-_event_hits contains e if {
-	some e in _list(input.events)
+# The kubelet's mount failures on pods that still wait.
+_mount_hits contains m if {
+	some e in sched.events
 	e.object.kind == "Pod"
 	e.type == "Warning"
-	e.reason in {"FailedScheduling", "FailedMount"}
+	e.reason == "FailedMount"
 	regex.match(_unbound, e.message)
-	not _cond_for(e.object.name)
+	sched.live_pod_event(e)
+	m := {"pod": e.object.name, "text": e.message, "time": k8s.event_time(e), "evidence": k8s.event_evidence(e)}
 }
 
-_cond_for(name) if {
-	some h in _cond_hits
-	h[0].name == name
-}
+_pod_hits := _sched_hits | _mount_hits
 
 # Events on the claims themselves, while pods wait: provisioning failures,
 # and an external provisioner that has not created the volume for minutes.
 _pvc_hits contains e if {
-	count(_pending) > 0
-	some e in _list(input.events)
+	count(sched.waiting_pods) > 0
+	some e in sched.events
 	e.object.kind == "PersistentVolumeClaim"
 	_pvc_stuck(e)
 }
@@ -84,42 +76,20 @@ _pvc_stuck(e) if {
 	k8s.seconds_between(k8s.event_time(e), object.get(e, "lastTime", input.now)) >= 300
 }
 
-_claims := ({n |
-	some h in _cond_hits
-	some m in regex.find_all_string_submatch_n(_claim_in, h[1].message, -1)
-	n := m[1]
-} | {n |
-	some e in _event_hits
-	some m in regex.find_all_string_submatch_n(_claim_in, e.message, -1)
-	n := m[1]
-}) | {e.object.name | some e in _pvc_hits}
+_claims := {n |
+	some m in _pod_hits
+	some x in regex.find_all_string_submatch_n(_claim_in, m.text, -1)
+	n := x[1]
+} | {e.object.name | some e in _pvc_hits}
 
-_messages := array.concat(
-	[[object.get(h[1], "lastTransitionTime", ""), h[1].message] | some h in _cond_hits],
-	array.concat(
-		[[k8s.event_time(e), e.message] | some e in _event_hits],
-		[[k8s.event_time(e), e.message] | some e in _pvc_hits],
-	),
-)
+_all_messages := array.concat([[m.time, m.text] | some m in _pod_hits], [[k8s.event_time(e), e.message] | some e in _pvc_hits])
+
+_waiting_names := {m.pod | some m in _pod_hits} | {p.name | count(_pvc_hits) > 0; some p in sched.waiting_pods}
 
 _params := {
-	"pods": count(_waiting_pods),
+	"pods": count(_waiting_names),
 	"claims": _claim_list,
-	"detail": trim_space(split(sort(_messages)[0][1], " preemption:")[0]),
-}
-
-_waiting_pods contains name if {
-	some h in _cond_hits
-	name := h[0].name
-}
-
-_waiting_pods contains e.object.name if {
-	some e in _event_hits
-}
-
-_waiting_pods contains p.name if {
-	count(_pvc_hits) > 0
-	some p in _pending
+	"detail": sched.short(sort(_all_messages)[0][1]),
 }
 
 _claim_list := concat(", ", sort(_claims)) if count(_claims) > 0
@@ -127,24 +97,23 @@ _claim_list := concat(", ", sort(_claims)) if count(_claims) > 0
 else := "(unnamed)"
 
 _owner := "user" if {
-	some m in _messages
+	some m in _all_messages
 	regex.match(`not found`, m[1])
 } else := "platform"
 
 findings contains f if {
-	some h in _cond_hits
-	[pod, c] := h
+	some m in _pod_hits
 	f := {
-		"subject": {"kind": "Pod", "name": pod.name},
+		"subject": {"kind": "Pod", "name": m.pod},
 		"params": _params,
-		"evidence": [k8s.condition_evidence(k8s.pod_ref(pod), "status.conditions[PodScheduled]", c)],
-		"time": object.get(c, "lastTransitionTime", ""),
+		"evidence": [m.evidence],
+		"time": m.time,
 		"owner": _owner,
 	}
 }
 
 findings contains f if {
-	some e in (_event_hits | _pvc_hits)
+	some e in _pvc_hits
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
 		"params": _params,

@@ -16,7 +16,7 @@ _pending_pod(name, msg) := {
 	}],
 }
 
-test_unbound_immediate if {
+test_fires_unbound_immediate if {
 	msg := "0/4 nodes are available: pod has unbound immediate PersistentVolumeClaims. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling."
 	pvc_event := {
 		"type": "Warning", "reason": "ProvisioningFailed", "count": 9,
@@ -33,7 +33,7 @@ test_unbound_immediate if {
 	f.owner == "user"
 }
 
-test_claim_not_found if {
+test_fires_claim_not_found if {
 	msg := `0/3 nodes are available: persistentvolumeclaim "ckpt-pvc" not found.`
 	fs := volume_unbound.findings with input as {"now": "2026-03-01T11:00:00Z", "pods": [_pending_pod("w-0", msg)], "events": []}
 	some f in fs
@@ -41,7 +41,7 @@ test_claim_not_found if {
 	f.params.detail == msg
 }
 
-test_first_consumer_alone_silent if {
+test_quiet_first_consumer_alone_silent if {
 	e := {
 		"type": "Normal", "reason": "WaitForFirstConsumer", "count": 40,
 		"message": "waiting for first consumer to be created before binding",

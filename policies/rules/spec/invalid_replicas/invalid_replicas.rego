@@ -73,8 +73,6 @@ _finding(group, value, allowed, ev) := {
 	"time": object.get(input, "createdAt", ""),
 }
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # A master, launcher or chief that must be unique.
 findings contains f if {
 	some g in _groups
@@ -82,7 +80,7 @@ findings contains f if {
 	g.expected != 1
 	not _optional_zero(g)
 	value := sprintf("replicas=%d", [g.expected])
-	f := _finding(g.type, value, "replicas=1", k8s.field_evidence(_ref, _field(g.type), value))
+	f := _finding(g.type, value, "replicas=1", k8s.field_evidence(k8s.job_ref, _field(g.type), value))
 }
 
 # TFJob chief and evaluator may be absent (0) but never more than one; the
@@ -100,7 +98,7 @@ findings contains f if {
 	not lower(g.type) in object.get(_exactly_one, input.kind, set())
 	not _elastic_bounds(g)
 	value := sprintf("replicas=%d", [g.expected])
-	f := _finding(g.type, value, "replicas>=1", k8s.field_evidence(_ref, _field(g.type), value))
+	f := _finding(g.type, value, "replicas>=1", k8s.field_evidence(k8s.job_ref, _field(g.type), value))
 }
 
 _elastic_bounds(g) if g.minReplicas
@@ -112,7 +110,7 @@ findings contains f if {
 	hi := e.maxReplicas
 	lo > hi
 	value := sprintf("minReplicas=%d, maxReplicas=%d", [lo, hi])
-	f := _finding("elastic", value, "minReplicas<=maxReplicas", k8s.field_evidence(_ref, "spec.elastic", value))
+	f := _finding("elastic", value, "minReplicas<=maxReplicas", k8s.field_evidence(k8s.job_ref, "spec.elastic", value))
 }
 
 findings contains f if {
@@ -123,7 +121,7 @@ findings contains f if {
 	n := e.expectedReplicas
 	_outside(n, lo, hi)
 	value := sprintf("expectedReplicas=%d, minReplicas=%d, maxReplicas=%d", [n, lo, hi])
-	f := _finding("elastic", value, sprintf("%d<=expectedReplicas<=%d", [lo, hi]), k8s.field_evidence(_ref, "spec.elastic", value))
+	f := _finding("elastic", value, sprintf("%d<=expectedReplicas<=%d", [lo, hi]), k8s.field_evidence(k8s.job_ref, "spec.elastic", value))
 }
 
 # PyTorchJob elasticPolicy bounds apply to the Worker group.
@@ -138,7 +136,7 @@ findings contains f if {
 	not g.minReplicas
 	_outside(g.expected, lo, hi)
 	value := sprintf("replicas=%d, elasticPolicy minReplicas=%d, maxReplicas=%d", [g.expected, lo, hi])
-	f := _finding(g.type, value, sprintf("%d<=replicas<=%d", [lo, hi]), k8s.field_evidence(_ref, _field(g.type), value))
+	f := _finding(g.type, value, sprintf("%d<=replicas<=%d", [lo, hi]), k8s.field_evidence(k8s.job_ref, _field(g.type), value))
 }
 
 # Per-group bounds (Ray worker groups, JobSet-style groups).
@@ -148,7 +146,7 @@ findings contains f if {
 	hi := g.maxReplicas
 	lo > hi
 	value := sprintf("minReplicas=%d, maxReplicas=%d", [lo, hi])
-	f := _finding(g.type, value, "minReplicas<=maxReplicas", k8s.field_evidence(_ref, _field(g.type), value))
+	f := _finding(g.type, value, "minReplicas<=maxReplicas", k8s.field_evidence(k8s.job_ref, _field(g.type), value))
 }
 
 findings contains f if {
@@ -158,7 +156,7 @@ findings contains f if {
 	lo <= hi
 	_outside(g.expected, lo, hi)
 	value := sprintf("replicas=%d, minReplicas=%d, maxReplicas=%d", [g.expected, lo, hi])
-	f := _finding(g.type, value, sprintf("%d<=replicas<=%d", [lo, hi]), k8s.field_evidence(_ref, _field(g.type), value))
+	f := _finding(g.type, value, sprintf("%d<=replicas<=%d", [lo, hi]), k8s.field_evidence(k8s.job_ref, _field(g.type), value))
 }
 
 _outside(n, lo, _) if n < lo

@@ -36,8 +36,6 @@ import data.traindoc.lib.k8s
 # /dev/shm itself, and MPIJob and TFJob usually run other frameworks.
 _pytorch_kinds := {"PyTorchJob", "PyTorchTrainingJob", "TrainJob"}
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 # The risk matters for jobs that run or failed; a job that succeeded
 # showed it did not bite, and one that never started has other problems.
 _bare contains g if {
@@ -61,7 +59,7 @@ findings contains f if {
 			some name in names
 			some g in _bare
 			g.type == name
-			e := k8s.field_evidence(_ref, sprintf("replicas[%s].template.volumes", [name]), sprintf("no emptyDir with medium Memory mounted at /dev/shm, hostIPC not set, nvidia.com/gpu limit=%d", [g.template.gpuLimit]))
+			e := k8s.field_evidence(k8s.job_ref, sprintf("replicas[%s].template.volumes", [name]), sprintf("no emptyDir with medium Memory mounted at /dev/shm, hostIPC not set, nvidia.com/gpu limit=%d", [g.template.gpuLimit]))
 		],
 		"time": object.get(input, "createdAt", ""),
 	}

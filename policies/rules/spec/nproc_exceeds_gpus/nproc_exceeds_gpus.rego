@@ -28,8 +28,6 @@ package traindoc.rules.spec.nproc_exceeds_gpus
 
 import data.traindoc.lib.k8s
 
-_ref := {"kind": input.kind, "namespace": object.get(input, "namespace", ""), "name": input.name}
-
 _groups := g if {
 	is_array(input.replicas)
 	g := input.replicas
@@ -77,9 +75,9 @@ findings contains f if {
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"nproc": first[0], "gpus": gpus, "groups": concat(", ", names), "source": first[1]},
-		"evidence": array.concat([k8s.field_evidence(_ref, first[2], sprintf("%s=%d", [first[1], first[0]]))], [e |
+		"evidence": array.concat([k8s.field_evidence(k8s.job_ref, first[2], sprintf("%s=%d", [first[1], first[0]]))], [e |
 			some p in over
-			e := k8s.field_evidence(_ref, sprintf("replicas[%s].template", [p[0].type]), sprintf("nvidia.com/gpu limit=%d", [gpus]))
+			e := k8s.field_evidence(k8s.job_ref, sprintf("replicas[%s].template", [p[0].type]), sprintf("nvidia.com/gpu limit=%d", [gpus]))
 		]),
 		"time": object.get(input, "createdAt", ""),
 	}

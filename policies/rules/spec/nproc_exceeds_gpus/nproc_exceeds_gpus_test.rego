@@ -9,7 +9,7 @@ _group(t, gpus, args) := {
 
 _job(spec, groups) := {"kind": "PyTorchJob", "name": "llama", "namespace": "ml", "createdAt": "2026-03-01T10:00:00Z", "spec": spec, "replicas": groups}
 
-test_spec_nproc_over_gpus if {
+test_fires_spec_nproc_over_gpus if {
 	j := _job({"procsPerNode": "8", "procsPerNodeCount": 8}, [_group("Master", 4, []), _group("Worker", 4, [])])
 	fs := nproc_exceeds_gpus.findings with input as j
 	count(fs) == 1
@@ -17,7 +17,7 @@ test_spec_nproc_over_gpus if {
 	f.params == {"nproc": 8, "gpus": 4, "groups": "Master, Worker", "source": "nprocPerNode"}
 }
 
-test_command_line_nproc if {
+test_fires_command_line_nproc if {
 	args := ["torchrun --nnodes=2 --nproc_per_node=8 train.py"]
 	fs := nproc_exceeds_gpus.findings with input as _job({"procsPerNodeCount": 0}, [_group("Worker", 2, args)])
 	some f in fs
@@ -26,20 +26,20 @@ test_command_line_nproc if {
 	f.params.source == "--nproc_per_node"
 }
 
-test_t9k_torchrun if {
+test_fires_t9k_torchrun if {
 	j := object.union(_job({"torchrun": {"enabled": true, "procPerNode": "4"}}, [_group("worker", 1, [])]), {"kind": "PyTorchTrainingJob"})
 	fs := nproc_exceeds_gpus.findings with input as j
 	some f in fs
 	f.params.source == "torchrunConfig.procPerNode"
 }
 
-test_matching_counts_silent if {
+test_quiet_matching_counts_silent if {
 	args := ["torchrun --nproc-per-node 8 train.py"]
 	fs := nproc_exceeds_gpus.findings with input as _job({"procsPerNode": "auto", "procsPerNodeCount": 0}, [_group("Master", 8, args)])
 	count(fs) == 0
 }
 
-test_cpu_only_group_silent if {
+test_quiet_cpu_only_group_silent if {
 	fs := nproc_exceeds_gpus.findings with input as _job({"procsPerNodeCount": 8}, [_group("Worker", 0, [])])
 	count(fs) == 0
 }
