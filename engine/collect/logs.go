@@ -141,11 +141,13 @@ func (c *collector) fetchLog(ctx context.Context, p *corev1.Pod, container strin
 			c.failedMiss(ctx, err, missing, "%s not readable", what)
 		}
 	}
-	if n == 0 {
-		// An empty file would only say "no output", which the absence says too.
+	if n == 0 && err != nil {
 		_ = os.Remove(path)
 		return
 	}
+	// An empty log that was read stays as an empty file: the container
+	// printed nothing, which is evidence, while a log absent from the
+	// snapshot is reported as missing.
 	c.mu.Lock()
 	c.logs++
 	c.mu.Unlock()
