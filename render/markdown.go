@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"strconv"
@@ -67,7 +68,7 @@ func JobMarkdown(job *report.Job, rep *report.Report, lang string) []byte {
 func jobMarkdown(job *report.Job, rep *report.Report, lang, version string) []byte {
 	w := newMDWriter(lang)
 	w.job(job, 0, 1)
-	w.footer(rep, version)
+	w.footer(rep, version, job.CollectedAt)
 	return w.finish()
 }
 
@@ -77,7 +78,7 @@ func ReportMarkdown(rep *report.Report, lang, version string) []byte {
 	w := newMDWriter(lang)
 	if len(rep.Jobs) == 1 && len(rep.Warnings) == 0 {
 		w.job(&rep.Jobs[0], 0, 1)
-		w.footer(rep, version)
+		w.footer(rep, version, rep.Jobs[0].CollectedAt)
 		return w.finish()
 	}
 	w.heading(1, T(lang, "report.title"), "")
@@ -94,7 +95,7 @@ func ReportMarkdown(rep *report.Report, lang, version string) []byte {
 		w.printf("---\n\n")
 		w.job(&rep.Jobs[i], i, 2)
 	}
-	w.footer(rep, version)
+	w.footer(rep, version, "")
 	return w.finish()
 }
 
@@ -722,7 +723,10 @@ func templatePair(a, b byte) bool {
 	return false
 }
 
-func (w *mdWriter) footer(rep *report.Report, version string) {
+// footer names when the evidence was taken: the job's own snapshot on a
+// page of one job (a report merged from several snapshots has the newest
+// as its time, which would contradict the job's header), else the report's.
+func (w *mdWriter) footer(rep *report.Report, version, jobCollectedAt string) {
 	v := rep.Tool.Version
 	if v == "" {
 		v = version
@@ -730,7 +734,7 @@ func (w *mdWriter) footer(rep *report.Report, version string) {
 	if v == "" {
 		v = "dev"
 	}
-	ts := formatTime(rep.CollectedAt)
+	ts := formatTime(cmp.Or(jobCollectedAt, rep.CollectedAt))
 	if ts == "" {
 		ts = T(w.lang, "progress.unknown")
 	}

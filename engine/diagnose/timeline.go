@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/redact"
@@ -264,8 +265,10 @@ func pods(job *evidence.Job, findings []report.Finding) []report.Pod {
 				row.ExitCode = c.LastState.ExitCode
 			}
 			for _, lf := range c.Logs {
-				if !lf.Previous && len(lf.Tail) > 0 {
-					row.LastLine = redact.String(lf.Tail[len(lf.Tail)-1])
+				if !lf.Previous && !lf.Exec {
+					if l := lastTellingLine(lf.Tail); l != "" {
+						row.LastLine = redact.String(l)
+					}
 				}
 			}
 			row.LastLines, row.TailPrevious = lastLines(c)
@@ -346,6 +349,18 @@ const podTailLines = 8
 // previous instance's when the container waits to restart (a crash loop),
 // else the current one's. They are redacted as one block, so that a secret
 // split over lines is caught.
+// lastTellingLine is the last line of a log tail that says something: a
+// rule of "=====" or a blank line that closes a banner tells a reader of
+// the pod table nothing about how the container ended.
+func lastTellingLine(tail []string) string {
+	for i := len(tail) - 1; i >= 0; i-- {
+		if strings.IndexFunc(tail[i], func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
+			return tail[i]
+		}
+	}
+	return ""
+}
+
 func lastLines(c *evidence.Container) ([]string, bool) {
 	wantPrevious := c.State.State == "waiting" && c.LastState.State == "terminated"
 	var pick []string

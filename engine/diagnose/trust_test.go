@@ -230,3 +230,25 @@ func TestOtherCommandOutputsAreScanned(t *testing.T) {
 		t.Errorf("primary = %s from %v, want the missing module from the notebook output", j.Primary.Category, j.Primary.Evidence)
 	}
 }
+
+func TestLastTellingLine(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tail []string
+		want string
+	}{
+		{"plain", []string{"a", "step 10 loss 2.1"}, "step 10 loss 2.1"},
+		{"banner rule", []string{"Traceback (most recent call last):", "RuntimeError: boom", strings.Repeat("=", 60)}, "RuntimeError: boom"},
+		{"blank and dashes", []string{"exit 1", "", "----", "   "}, "exit 1"},
+		{"nothing telling", []string{"====", ""}, ""},
+		{"empty", nil, ""},
+		{"digits count", []string{"hello", "42"}, "42"},
+		{"chinese", []string{"训练结束", "***"}, "训练结束"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := lastTellingLine(tc.tail); got != tc.want {
+				t.Errorf("lastTellingLine(%q) = %q, want %q", tc.tail, got, tc.want)
+			}
+		})
+	}
+}
