@@ -50,7 +50,9 @@ func ParseRayStatus(r io.Reader) (*evidence.RayStatus, error) {
 		switch section {
 		case "Active", "Idle", "Healthy":
 			recognised = true
-			if m := rayNodeCount.FindStringSubmatch(l); m != nil && !strings.HasPrefix(strings.Fields(t)[1], "node_") {
+			// "1 node_abc" names one node; "2 ray.worker.gpu" counts nodes
+			// of a type. A count alone (a cut line) counts as such too.
+			if m := rayNodeCount.FindStringSubmatch(l); m != nil && !namesNode(t) {
 				out.ActiveNodes = addCount(out.ActiveNodes, count(m[1]))
 			} else {
 				out.ActiveNodes = addCount(out.ActiveNodes, 1)
@@ -273,4 +275,10 @@ func firstNonEmpty(vs ...string) string {
 		}
 	}
 	return ""
+}
+
+// namesNode says whether a node-status line's second field is a node id.
+func namesNode(t string) bool {
+	f := strings.Fields(t)
+	return len(f) > 1 && strings.HasPrefix(f[1], "node_")
 }
