@@ -22,7 +22,7 @@ test_fires_on_old_driver if {
 	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
-	f.params.problem == "the node's NVIDIA driver is too old for the CUDA runtime in the image"
+	f.params.problem == {"en": "the node's NVIDIA driver is too old for the CUDA runtime in the image", "zh": "节点的 NVIDIA 驱动版本过旧，不支持镜像中的 CUDA 运行时"}
 	f.owner == "platform"
 
 	# A crash loop's latest exit is not when the failure began.

@@ -23,7 +23,7 @@ test_fires_when_efa_requested_and_socket_used if {
 	fs := efa_fallback.findings with input as inp
 	count(fs) == 1
 	some f in fs
-	f.params == {"fabric": "EFA", "detail": "NCCL selected the socket transport"}
+	f.params == {"fabric": "EFA", "detail": {"en": "NCCL selected the socket transport", "zh": "NCCL 选择了 socket 传输"}}
 	f.severity == "warning"
 }
 
@@ -32,7 +32,7 @@ test_fires_with_plugin_failure_first if {
 	inp := {"phase": "Failed", "replicas": _efa_replicas, "nodes": [], "pods": [_pod("w-0", {"net.nccl-socket": _m(_socket), "net.ofi-init-failed": _m(_ofi_failed)}), _pod("w-1", {})]}
 	fs := efa_fallback.findings with input as inp
 	some f in fs
-	f.params.detail == "aws-ofi-nccl could not initialise EFA"
+	f.params.detail.en == "aws-ofi-nccl could not initialise EFA"
 	f.evidence[0].text == _ofi_failed
 	f.severity == "error"
 }
@@ -72,7 +72,7 @@ test_fires_for_rdma_without_device if {
 	inp := {"phase": "Failed", "replicas": reps, "nodes": [], "pods": [_pod("w-0", {"net.ib-no-device": _m("trainer-w-0:88:160 [0] NCCL INFO NET/IB : No device found."), "net.nccl-socket": _m(_socket)}), _pod("w-1", {})]}
 	fs := efa_fallback.findings with input as inp
 	some f in fs
-	f.params == {"fabric": "RDMA (InfiniBand/RoCE)", "detail": "NCCL found no InfiniBand/RoCE device"}
+	f.params == {"fabric": "RDMA (InfiniBand/RoCE)", "detail": {"en": "NCCL found no InfiniBand/RoCE device", "zh": "NCCL 没有找到 InfiniBand/RoCE 设备"}}
 }
 
 # An MPIJob launcher forwards the ranks' output: the finding is about the

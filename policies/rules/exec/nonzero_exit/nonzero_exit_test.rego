@@ -29,7 +29,27 @@ test_fires_on_exit_2 if {
 	fs := nonzero_exit.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	count(fs) == 1
 	some f in fs
-	f.params == {"code": 2, "meaning": "usage error: bad command-line arguments"}
+	f.params == {"code": 2, "meaning": {"en": "usage error: bad command-line arguments", "zh": "用法错误：命令行参数有误"}}
+}
+
+# An exit code above 128 without a name of its own is the signal it
+# stands for, in both languages.
+test_fires_on_signal_exit if {
+	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 130, "finishedAt": "2026-03-01T10:00:00Z"}, {}, {})
+	fs := nonzero_exit.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	some f in fs
+	f.params.meaning == {"en": "killed by signal 2", "zh": "被信号 2 终止"}
+}
+
+# Every meaning the message can show exists in both languages.
+test_meanings_have_both_languages if {
+	every code in [1, 2, 3, 126, 127, 134, 137, 143, 150, 200] {
+		nonzero_exit._meaning(code).en != ""
+		nonzero_exit._meaning(code).zh != ""
+	}
+	every code in [1, 2, 3, 126, 127, 150] {
+		nonzero_exit._meaning(code).zh != nonzero_exit._meaning(code).en
+	}
 }
 
 test_quiet_on_success if {

@@ -89,7 +89,7 @@ test_fires_on_node_oomkilling_event if {
 	count(fs) == 1
 	some f in fs
 	f.time == "2026-03-01T09:59:58Z"
-	f.params.how == "the node's kernel OOM killer killed a process of the container"
+	f.params.how == {"en": "the node's kernel OOM killer killed a process of the container", "zh": "节点内核的 OOM killer 杀死了容器中的一个进程"}
 }
 
 # An OOM kill on the node an hour earlier, or of another pod's cgroup, is

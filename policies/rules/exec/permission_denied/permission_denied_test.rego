@@ -28,14 +28,14 @@ test_fires_on_gated_repo if {
 	pod := _pod(_failed, {"exec.permission-denied.remote": _m("huggingface_hub.errors.GatedRepoError: 401 Client Error. Cannot access gated repo for url https://huggingface.co/meta-llama/Llama-2-7b-hf/resolve/main/config.json. Access to model meta-llama/Llama-2-7b-hf is restricted. You must have access to it and be authenticated to access it. Please log in.")}, {})
 	fs := permission_denied.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
-	f.params.what == "a gated or private Hugging Face repository"
+	f.params.what == {"en": "a gated or private Hugging Face repository", "zh": "受限或私有的 Hugging Face 仓库"}
 }
 
 test_fires_on_path if {
 	pod := _pod(_failed, {"exec.permission-denied.fs": _m("PermissionError: [Errno 13] Permission denied: '/checkpoints/run1'")}, {})
 	fs := permission_denied.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
-	f.params.what == "a file or directory"
+	f.params.what == {"en": "a file or directory", "zh": "文件或目录"}
 }
 
 test_quiet_on_pip_root_warning if {

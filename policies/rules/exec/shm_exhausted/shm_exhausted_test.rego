@@ -28,8 +28,20 @@ test_fires_on_bus_error if {
 	pod := _pod(_failed, {"exec.shm-exhausted.bus": _m("RuntimeError: DataLoader worker (pid 4123) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")}, {})
 	fs := shm_exhausted.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"shmMemory": false}}]}
 	some f in fs
-	f.params.detail == "a process died with a bus error while using shared memory"
-	f.params.shm == "no memory-backed /dev/shm (64Mi default)"
+	f.params.detail.en == "a process died with a bus error while using shared memory"
+	f.params.shm == {"en": "no memory-backed /dev/shm (64Mi default)", "zh": "没有基于内存的 /dev/shm（默认 64Mi）"}
+	f.params.shmSize == ""
+}
+
+# A memory-backed /dev/shm that still ran out: its size limit is the
+# cluster's, a parameter of its own.
+test_fires_with_sized_memory_shm if {
+	pod := _pod(_failed, {"exec.shm-exhausted.write": _m("RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")}, {})
+	fs := shm_exhausted.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"shmMemory": true, "shmSizeLimit": "16Gi"}}]}
+	some f in fs
+	f.params.detail == {"en": "writing to /dev/shm failed for lack of space", "zh": "/dev/shm 空间不足，写入失败"}
+	f.params.shm == {"en": "/dev/shm is a memory emptyDir of 16Gi", "zh": "/dev/shm 是大小为 16Gi 的内存 emptyDir"}
+	f.params.shmSize == "16Gi"
 }
 
 # Ray's warning about a small /dev/shm is not a failure.

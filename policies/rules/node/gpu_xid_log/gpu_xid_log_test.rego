@@ -26,6 +26,7 @@ test_fires_on_xid_79 if {
 	f.params.gpu == "0000:3b:00"
 	f.params.node == "gpu-node-17"
 	f.params.action == gpu.xid_catalog["79"].action
+	f.params.fault == {"en": "Xid 79 GPU has fallen off the bus", "zh": "Xid 79，GPU 已从总线上掉线"}
 	f.severity == "critical"
 	f.time == "2026-03-01T09:58:00Z"
 }

@@ -21,7 +21,7 @@ test_fires_on_ssh_dns_failure if {
 	fs := mpi_launch.findings with input as {"phase": "Failed", "pods": [_launcher(ms)]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"what": "ssh could not resolve the worker's name", "peer": "nccl-tests-worker-0"}
+	f.params == {"what": {"en": "ssh could not resolve the worker's name", "zh": "ssh 无法解析 worker 的主机名"}, "peer": "nccl-tests-worker-0"}
 	count(f.evidence) == 2
 }
 
@@ -34,7 +34,7 @@ test_fires_on_lost_daemon_naming_the_worker if {
 	fs := mpi_launch.findings with input as {"phase": "Failed", "pods": [_launcher(ms)]}
 	some f in fs
 	f.params.peer == "tf-bert-worker-19"
-	f.params.what == "the launcher lost communication with a daemon on a worker"
+	f.params.what.en == "the launcher lost communication with a daemon on a worker"
 }
 
 test_quiet_on_known_hosts_warning if {
