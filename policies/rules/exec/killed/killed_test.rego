@@ -2,6 +2,8 @@ package traindoc.rules.exec.killed_test
 
 import data.traindoc.rules.exec.killed
 
+# Not lib/testing's pod: pod w-1 with container pytorch, in the state each
+# case sets, which the assertions name.
 _pod(state, matches) := {
 	"name": "w-1", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{

@@ -2,6 +2,8 @@ package traindoc.rules.node.gpu_smi_test
 
 import data.traindoc.rules.node.gpu_smi
 
+# Not lib/testing's pod: a pod without containers whose collected command
+# output holds the nvidia-smi text.
 _pod(name, text) := {
 	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "gpu-node-9", "conditions": [], "containers": [],
 	"exec": {"other": [{"name": name, "file": sprintf("exec/w-2/%s.txt", [name]), "text": text}]},

@@ -1,5 +1,6 @@
 package traindoc.rules.node.mpi_launch_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.node.mpi_launch
 
 _launcher(matches) := {
@@ -39,18 +40,13 @@ test_fires_on_lost_daemon_naming_the_worker if {
 
 test_quiet_on_known_hosts_warning if {
 	line := "Warning: Permanently added 'nccl-tests-worker-0.nccl-tests.default.svc,10.244.1.7' (ECDSA) to the list of known hosts."
-	not regex.match(_re("exec.mpi-launch.ssh"), line)
-	not regex.match(_re("exec.mpi-launch.daemons"), line)
+	not regex.match(testing.pattern(mpi_launch.signatures, "exec.mpi-launch.ssh"), line)
+	not regex.match(testing.pattern(mpi_launch.signatures, "exec.mpi-launch.daemons"), line)
 }
 
 test_quiet_when_succeeded if {
 	ms := {"exec.mpi-launch.ssh": _m("ssh: connect to host w-1 port 22: Connection refused", [])}
 	count(mpi_launch.findings) == 0 with input as {"phase": "Succeeded", "pods": [_launcher(ms)]}
-}
-
-_re(id) := s.pattern if {
-	some s in mpi_launch.signatures
-	s.id == id
 }
 
 # The worker the launcher lost was OOM-killed: that is the finding.

@@ -4,6 +4,8 @@ import data.traindoc.rules.pod.image_pull
 
 _image := "registry.example.com/ml/trainer:v2.4.1"
 
+# Not lib/testing's pod: a Pending pod whose container waits with the pull
+# reason and message each case sets.
 _pod(name, reason, msg) := {
 	"name": name, "namespace": "ml", "phase": "Pending", "conditions": [],
 	"containers": [{
