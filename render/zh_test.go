@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -74,27 +73,6 @@ func unquotedText(t *testing.T, page []byte) []string {
 	return out
 }
 
-// pendingParams are finding parameters whose values are English phrases
-// written by a rule (not quoted from the cluster) and spliced into its
-// Chinese message. They need a change in the rule's METADATA (a code in
-// the parameter, the phrase in both languages in the message); until
-// then this test names them instead of failing, and fails when one no
-// longer occurs, so that the list shrinks.
-var pendingParams = map[string][]string{
-	"exec-nonzero-exit":         {"meaning"},
-	"exec-oom-killed":           {"how"},
-	"exec-killed":               {"how"},
-	"node-gpu-xid-log":          {"action", "fault"},
-	"node-gpu-smi":              {"action", "fault"},
-	"exec-cuda-env":             {"problem"},
-	"exec-efa-fallback":         {"detail"},
-	"exec-permission-denied":    {"what"},
-	"exec-shm-exhausted":        {"detail"},
-	"node-mpi-launch":           {"what"},
-	"progress-gpu-idle":         {"where"},
-	"progress-checkpoint-stale": {"detail"},
-}
-
 var (
 	fixtureRepOnce sync.Once
 	fixtureReps    map[string]*report.Report
@@ -138,7 +116,6 @@ func TestChineseHasNoEnglishProse(t *testing.T) {
 	if len(reps) < 40 {
 		t.Fatalf("only %d fixtures diagnosed", len(reps))
 	}
-	seenPending := map[string]bool{}
 	names := make([]string, 0, len(reps))
 	for n := range reps {
 		names = append(names, n)
@@ -148,7 +125,7 @@ func TestChineseHasNoEnglishProse(t *testing.T) {
 		rep := reps[name]
 		for i := range rep.Jobs {
 			j := &rep.Jobs[i]
-			ruleWrittenEnglish(t, name, j, seenPending)
+			ruleWrittenEnglish(t, name, j)
 			page, err := JobHTML(j, rep, "zh")
 			if err != nil {
 				t.Fatal(err)
@@ -162,21 +139,16 @@ func TestChineseHasNoEnglishProse(t *testing.T) {
 			}
 		}
 	}
-	for rule, params := range pendingParams {
-		for _, p := range params {
-			if !seenPending[rule+"."+p] {
-				t.Errorf("pendingParams lists %s.%s, which no fixture shows in English any more: remove it", rule, p)
-			}
-		}
-	}
 }
 
 // ruleWrittenEnglish finds finding parameters that are English phrases a
 // rule wrote (no evidence of the job quotes them) inside the Chinese
 // message. The renderer marks every parameter as quoted data, so the page
-// check above cannot see them; they fail here unless pendingParams names
-// them.
-func ruleWrittenEnglish(t *testing.T, name string, j *report.Job, seen map[string]bool) {
+// check above cannot see them. A rule writes its own phrases as an object
+// {"en": ..., "zh": ...}: its English half must not reach the Chinese
+// message either, and its Chinese half must be there to use.
+func ruleWrittenEnglish(t *testing.T, name string, j *report.Job) {
+	t.Helper()
 	quoted := ""
 	for _, f := range j.Findings {
 		for _, e := range f.Evidence {
@@ -188,15 +160,42 @@ func ruleWrittenEnglish(t *testing.T, name string, j *report.Job, seen map[strin
 	}
 	for _, f := range j.Findings {
 		for p, v := range f.Params {
-			s, ok := v.(string)
-			if !ok || !hasEnglishProse(s) || !strings.Contains(f.Message.Zh, s) || strings.Contains(quoted, s) {
-				continue
+			if m, ok := v.(map[string]any); ok && m["en"] != nil {
+				if zh, _ := m["zh"].(string); zh == "" {
+					t.Errorf("%s %s: rule %s: parameter %s has English but no Chinese: %v", name, j.Key(), f.Rule, p, m)
+				}
 			}
-			if slices.Contains(pendingParams[f.Rule], p) {
-				seen[f.Rule+"."+p] = true
-				continue
+			for _, s := range nonChineseStrings(v) {
+				if !hasEnglishProse(s) || !strings.Contains(f.Message.Zh, s) || strings.Contains(quoted, s) {
+					continue
+				}
+				t.Errorf("%s %s: rule %s puts the English phrase %q (parameter %s) into its Chinese message", name, j.Key(), f.Rule, s, p)
 			}
-			t.Errorf("%s %s: rule %s puts the English phrase %q (parameter %s) into its Chinese message", name, j.Key(), f.Rule, s, p)
 		}
 	}
+}
+
+// nonChineseStrings are the strings of a parameter value that are not
+// its Chinese wording: the value itself, or the strings inside an object
+// or list except those under "zh".
+func nonChineseStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, x := range v {
+			out = append(out, nonChineseStrings(x)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for k, x := range v {
+			if k != "zh" {
+				out = append(out, nonChineseStrings(x)...)
+			}
+		}
+		return out
+	}
+	return nil
 }

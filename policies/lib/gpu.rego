@@ -22,72 +22,132 @@
 #   161) yield nothing either.
 package traindoc.lib.gpu
 
-_reset := "drain the node and reset the GPU (nvidia-smi -r or a reboot); replace it if the error repeats"
+# The actions and faults below are spliced into the rules' messages, so
+# each exists in both languages: {"en": ..., "zh": ...}.
+_reset := {
+	"en": "drain the node and reset the GPU (nvidia-smi -r or a reboot); replace it if the error repeats",
+	"zh": "排空节点并重置 GPU（nvidia-smi -r 或重启）；错误再次出现时更换该 GPU",
+}
 
-_reboot := "drain and reboot the node; have the GPU, its riser and power serviced if it happens again"
+_reboot := {
+	"en": "drain and reboot the node; have the GPU, its riser and power serviced if it happens again",
+	"zh": "排空并重启节点；再次发生时检修该 GPU、其转接卡和供电",
+}
 
-_nvlink := "drain the node, check the links (nvidia-smi nvlink -s, -e) and reset the GPUs; reseat or service the link if it recurs"
+_nvlink := {
+	"en": "drain the node, check the links (nvidia-smi nvlink -s, -e) and reset the GPUs; reseat or service the link if it recurs",
+	"zh": "排空节点，检查链路（nvidia-smi nvlink -s、-e）并重置 GPU；问题复现时重新插拔或检修该链路",
+}
 
-_restart := "restart the job from its last checkpoint; the GPU recovers, but watch the node for repeats"
+_restart := {
+	"en": "restart the job from its last checkpoint; the GPU recovers, but watch the node for repeats",
+	"zh": "从最近的检查点重启作业；GPU 会自行恢复，但要留意该节点是否再次出现此错误",
+}
 
-_ce := "restart the job; if the same GPU repeats it, drain the node and run dcgmi diag -r 3"
+_ce := {
+	"en": "restart the job; if the same GPU repeats it, drain the node and run dcgmi diag -r 3",
+	"zh": "重启作业；同一块 GPU 再次出现时，排空节点并运行 dcgmi diag -r 3",
+}
 
-_hw(fault, action, severity) := {"class": "hardware", "fault": fault, "action": action, "severity": severity}
+_watch(en, zh) := {"en": sprintf("no immediate action; %s", [en]), "zh": sprintf("无需立即处理；%s", [zh])}
 
-# xid_catalog maps an Xid to its grading. Xids not listed (unused codes,
-# application and driver Xids) yield nothing.
-xid_catalog := {
-	"8": _hw("Xid 8 GPU stopped processing (channel idle timeout)", _ce, "error"),
-	"39": _hw("Xid 39 copy engine exception", _ce, "error"),
-	"40": _hw("Xid 40 copy engine exception", _ce, "error"),
-	"41": _hw("Xid 41 copy engine exception", _ce, "error"),
-	"46": _hw("Xid 46 GPU stopped processing (GPU timeout)", _reset, "critical"),
-	"48": _hw("Xid 48 uncorrectable double-bit ECC error", "drain the node and reset the GPU so the bad row or page is retired; replace the GPU if it repeats", "critical"),
-	"54": _hw("Xid 54 auxiliary power not connected, clocks reduced", "check the GPU's power cabling and the node's power supply", "warning"),
-	"61": _hw("Xid 61 internal micro-controller breakpoint or warning", _reset, "error"),
-	"62": _hw("Xid 62 internal micro-controller halt", _reset, "critical"),
-	"63": _hw("Xid 63 row remapping or page retirement pending", "no immediate action; reset the GPU at the next drain so the remap takes effect", "info"),
-	"64": _hw("Xid 64 row remapping or page retirement failed", "drain the node and replace the GPU: its memory can no longer repair itself", "critical"),
-	"70": _hw("Xid 70 copy engine error", _ce, "error"),
-	"71": _hw("Xid 71 copy engine error", _ce, "error"),
-	"72": _hw("Xid 72 copy engine error", _ce, "error"),
-	"74": _hw("Xid 74 NVLink error", _nvlink, "critical"),
-	"75": _hw("Xid 75 copy engine error", _ce, "error"),
-	"76": _hw("Xid 76 copy engine error", _ce, "error"),
-	"77": _hw("Xid 77 copy engine error", _ce, "error"),
-	"79": _hw("Xid 79 GPU has fallen off the bus", _reboot, "critical"),
-	"85": _hw("Xid 85 copy engine error", _ce, "error"),
-	"92": _hw("Xid 92 high single-bit ECC error rate", "no immediate action; watch the GPU and replace it if the rate stays high", "info"),
-	"93": _hw("Xid 93 InfoROM wear limit reached", "no immediate action; plan to service the GPU", "info"),
-	"94": _hw("Xid 94 contained ECC error (the program using the memory was stopped)", _restart, "error"),
-	"95": _hw("Xid 95 uncontained ECC error", _reset, "critical"),
-	"109": _hw("Xid 109 context switch timeout", _reset, "critical"),
-	"110": _hw("Xid 110 GPU security fault", _reset, "critical"),
-	"119": _hw("Xid 119 GSP RPC timeout (GPU firmware not responding)", _reset, "critical"),
-	"120": _hw("Xid 120 GSP error (GPU firmware)", _reset, "critical"),
-	"121": _hw("Xid 121 C2C link error", "no immediate action; watch the node", "info"),
-	"136": _hw("Xid 136 link training failed", _reset, "critical"),
-	"137": _hw("Xid 137 NVLink privilege error", "no immediate action; follow the NVLink Xid logged with it", "info"),
-	"140": _hw("Xid 140 unrecovered ECC error", _reset, "critical"),
-	"143": _hw("Xid 143 GPU initialization failure", _reset, "critical"),
-	"144": _hw("Xid 144 NVLink error (SAW)", _nvlink, "critical"),
-	"145": _hw("Xid 145 NVLink error (RLW)", _nvlink, "critical"),
-	"146": _hw("Xid 146 NVLink error (TLW)", _nvlink, "critical"),
-	"147": _hw("Xid 147 NVLink error (TREX)", _nvlink, "critical"),
-	"148": _hw("Xid 148 NVLink error (NVLPW control)", _nvlink, "critical"),
-	"149": _hw("Xid 149 NVLink error (NETIR)", _nvlink, "critical"),
-	"150": _hw("Xid 150 NVLink error (MSE)", _nvlink, "critical"),
-	"151": _hw("Xid 151 key rotation error", "drain and restart the node (VM)", "critical"),
-	"154": _hw("Xid 154 GPU recovery action changed (reset or reboot required)", _reset, "critical"),
-	"155": _hw("Xid 155 NVLink software-defined error", _reset, "critical"),
-	"156": _hw("Xid 156 resource retirement event", _reset, "critical"),
-	"157": _hw("Xid 157 resource retirement failure", "plan to service the GPU", "info"),
-	"158": _hw("Xid 158 GPU fatal timeout", _reset, "critical"),
-	"167": _hw("Xid 167 PCIe fatal timeout", _reboot, "critical"),
-	"168": _hw("Xid 168 reduced GPU memory capacity", "drain the node and have the GPU serviced", "warning"),
-	"169": _hw("Xid 169 internal micro-controller (SEC2) halt", _reset, "critical"),
-	"171": _hw("Xid 171 uncorrectable DRAM error", _reset, "critical"),
-	"172": _hw("Xid 172 uncorrectable SRAM error", _reset, "critical"),
+# _xids grades each hardware Xid: [what it is in English, in Chinese,
+# action, severity]. Xids not listed (unused codes, application and driver
+# Xids) yield nothing.
+_xids := {
+	"8": ["GPU stopped processing (channel idle timeout)", "GPU 停止处理（通道空闲超时）", _ce, "error"],
+	"39": ["copy engine exception", "复制引擎异常", _ce, "error"],
+	"40": ["copy engine exception", "复制引擎异常", _ce, "error"],
+	"41": ["copy engine exception", "复制引擎异常", _ce, "error"],
+	"46": ["GPU stopped processing (GPU timeout)", "GPU 停止处理（GPU 超时）", _reset, "critical"],
+	"48": [
+		"uncorrectable double-bit ECC error", "不可纠正的双比特 ECC 错误",
+		{
+			"en": "drain the node and reset the GPU so the bad row or page is retired; replace the GPU if it repeats",
+			"zh": "排空节点并重置 GPU，使损坏的行或页退役；再次出现时更换该 GPU",
+		},
+		"critical",
+	],
+	"54": [
+		"auxiliary power not connected, clocks reduced", "辅助电源未连接，频率已降低",
+		{"en": "check the GPU's power cabling and the node's power supply", "zh": "检查 GPU 的供电线缆和节点的电源"},
+		"warning",
+	],
+	"61": ["internal micro-controller breakpoint or warning", "内部微控制器断点或警告", _reset, "error"],
+	"62": ["internal micro-controller halt", "内部微控制器停机", _reset, "critical"],
+	"63": [
+		"row remapping or page retirement pending", "行重映射或页退役待处理",
+		_watch("reset the GPU at the next drain so the remap takes effect", "下次排空时重置 GPU，使重映射生效"),
+		"info",
+	],
+	"64": [
+		"row remapping or page retirement failed", "行重映射或页退役失败",
+		{"en": "drain the node and replace the GPU: its memory can no longer repair itself", "zh": "排空节点并更换该 GPU：其显存已无法自我修复"},
+		"critical",
+	],
+	"70": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"71": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"72": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"74": ["NVLink error", "NVLink 错误", _nvlink, "critical"],
+	"75": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"76": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"77": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"79": ["GPU has fallen off the bus", "GPU 已从总线上掉线", _reboot, "critical"],
+	"85": ["copy engine error", "复制引擎错误", _ce, "error"],
+	"92": [
+		"high single-bit ECC error rate", "单比特 ECC 错误率过高",
+		_watch("watch the GPU and replace it if the rate stays high", "持续观察该 GPU，错误率一直偏高时更换"),
+		"info",
+	],
+	"93": ["InfoROM wear limit reached", "InfoROM 已达到磨损上限", _watch("plan to service the GPU", "安排检修该 GPU"), "info"],
+	"94": ["contained ECC error (the program using the memory was stopped)", "可控的 ECC 错误（使用该显存的程序已被终止）", _restart, "error"],
+	"95": ["uncontained ECC error", "不可控的 ECC 错误", _reset, "critical"],
+	"109": ["context switch timeout", "上下文切换超时", _reset, "critical"],
+	"110": ["GPU security fault", "GPU 安全故障", _reset, "critical"],
+	"119": ["GSP RPC timeout (GPU firmware not responding)", "GSP RPC 超时（GPU 固件无响应）", _reset, "critical"],
+	"120": ["GSP error (GPU firmware)", "GSP 错误（GPU 固件）", _reset, "critical"],
+	"121": ["C2C link error", "C2C 链路错误", _watch("watch the node", "持续观察该节点"), "info"],
+	"136": ["link training failed", "链路训练失败", _reset, "critical"],
+	"137": [
+		"NVLink privilege error", "NVLink 权限错误",
+		_watch("follow the NVLink Xid logged with it", "按同时记录的 NVLink Xid 处理"),
+		"info",
+	],
+	"140": ["unrecovered ECC error", "未恢复的 ECC 错误", _reset, "critical"],
+	"143": ["GPU initialization failure", "GPU 初始化失败", _reset, "critical"],
+	"144": ["NVLink error (SAW)", "NVLink 错误（SAW）", _nvlink, "critical"],
+	"145": ["NVLink error (RLW)", "NVLink 错误（RLW）", _nvlink, "critical"],
+	"146": ["NVLink error (TLW)", "NVLink 错误（TLW）", _nvlink, "critical"],
+	"147": ["NVLink error (TREX)", "NVLink 错误（TREX）", _nvlink, "critical"],
+	"148": ["NVLink error (NVLPW control)", "NVLink 错误（NVLPW 控制）", _nvlink, "critical"],
+	"149": ["NVLink error (NETIR)", "NVLink 错误（NETIR）", _nvlink, "critical"],
+	"150": ["NVLink error (MSE)", "NVLink 错误（MSE）", _nvlink, "critical"],
+	"151": ["key rotation error", "密钥轮换错误", {"en": "drain and restart the node (VM)", "zh": "排空并重启节点（虚拟机）"}, "critical"],
+	"154": ["GPU recovery action changed (reset or reboot required)", "GPU 恢复操作已变更（需要重置或重启）", _reset, "critical"],
+	"155": ["NVLink software-defined error", "NVLink 软件定义错误", _reset, "critical"],
+	"156": ["resource retirement event", "资源退役事件", _reset, "critical"],
+	"157": ["resource retirement failure", "资源退役失败", {"en": "plan to service the GPU", "zh": "安排检修该 GPU"}, "info"],
+	"158": ["GPU fatal timeout", "GPU 致命超时", _reset, "critical"],
+	"167": ["PCIe fatal timeout", "PCIe 致命超时", _reboot, "critical"],
+	"168": [
+		"reduced GPU memory capacity", "GPU 显存容量减少",
+		{"en": "drain the node and have the GPU serviced", "zh": "排空节点并检修该 GPU"},
+		"warning",
+	],
+	"169": ["internal micro-controller (SEC2) halt", "内部微控制器（SEC2）停机", _reset, "critical"],
+	"171": ["uncorrectable DRAM error", "不可纠正的 DRAM 错误", _reset, "critical"],
+	"172": ["uncorrectable SRAM error", "不可纠正的 SRAM 错误", _reset, "critical"],
+}
+
+# xid_catalog maps an Xid to its grading: {"class", "fault", "action",
+# "severity"}, fault and action in both languages.
+xid_catalog := {xid: e |
+	some xid, x in _xids
+	e := {
+		"class": "hardware",
+		"fault": {"en": sprintf("Xid %s %s", [xid, x[0]]), "zh": sprintf("Xid %s，%s", [xid, x[1]])},
+		"action": x[2], "severity": x[3],
+	}
 }
 
 # app_xids are raised by a program's own error (or the driver cleaning up
@@ -132,28 +192,31 @@ else := e.severity if e := xid_catalog[code]
 # the kernel, keyed by the signature ids the rules declare.
 other_faults := {
 	"node.gpu-lost": {
-		"fault": "the GPU is lost (fallen off the bus or not responding)",
+		"fault": {"en": "the GPU is lost (fallen off the bus or not responding)", "zh": "GPU 已丢失（从总线上掉线或无响应）"},
 		"action": _reboot, "severity": "critical",
 	},
 	"node.gpu-ecc": {
-		"fault": "an uncorrectable ECC or NVLink error",
+		"fault": {"en": "an uncorrectable ECC or NVLink error", "zh": "不可纠正的 ECC 或 NVLink 错误"},
 		"action": _reset, "severity": "critical",
 	},
 	"node.gpu-reset-required": {
-		"fault": "the GPU is in an unrecoverable state and needs a reset",
+		"fault": {"en": "the GPU is in an unrecoverable state and needs a reset", "zh": "GPU 处于不可恢复的状态，需要重置"},
 		"action": _reset, "severity": "critical",
 	},
 	"node.gpu-init": {
-		"fault": "the driver could not initialise the GPU",
+		"fault": {"en": "the driver could not initialise the GPU", "zh": "驱动无法初始化 GPU"},
 		"action": _reset, "severity": "error",
 	},
 	"node.gpu-sxid": {
-		"fault": "a fatal NVSwitch error (SXid)",
+		"fault": {"en": "a fatal NVSwitch error (SXid)", "zh": "NVSwitch 致命错误（SXid）"},
 		"action": _nvlink, "severity": "critical",
 	},
 	"node.gpu-unknown": {
-		"fault": "the CUDA driver returned \"unknown error\" (typically a failing GPU)",
-		"action": "drain the node, look for Xid errors in its kernel log and run dcgmi diag -r 3",
+		"fault": {"en": "the CUDA driver returned \"unknown error\" (typically a failing GPU)", "zh": "CUDA 驱动返回 \"unknown error\"（通常是 GPU 出现故障）"},
+		"action": {
+			"en": "drain the node, look for Xid errors in its kernel log and run dcgmi diag -r 3",
+			"zh": "排空节点，在其内核日志中查找 Xid 错误，并运行 dcgmi diag -r 3",
+		},
 		"severity": "error",
 	},
 }
@@ -192,7 +255,7 @@ severity_rank := {"info": 0, "warning": 1, "error": 2, "critical": 3}
 # worst(fs) is the most severe fault of a set, the lowest Xid first among
 # equals (so that the same input always names the same fault).
 worst(fs) := w if {
-	ranked := sort([[0 - severity_rank[f.severity], f.xid, f.fault, f] | some f in fs])
+	ranked := sort([[0 - severity_rank[f.severity], f.xid, f.fault.en, f] | some f in fs])
 	w := ranked[0][3]
 }
 

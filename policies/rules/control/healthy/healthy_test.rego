@@ -4,6 +4,8 @@ import data.traindoc.rules.control.healthy
 
 _group(t, expected, running, succeeded) := {"type": t, "expected": expected, "created": expected, "running": running, "succeeded": succeeded}
 
+# Not lib/testing's pod: pods by name, phase and container state, without
+# logs: the rule reads phases and states only.
 _pod(name, phase, state) := {"name": name, "namespace": "ml", "phase": phase, "conditions": [], "containers": [{"name": "pytorch", "state": state, "lastState": {}}]}
 
 test_fires_succeeded if {

@@ -4,6 +4,8 @@ import data.traindoc.rules.exec.address_in_use
 
 _line := "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. The server socket has failed to bind to [::]:29500 (errno: 98 - Address already in use). The server socket has failed to bind to 0.0.0.0:29500 (errno: 98 - Address already in use)."
 
+# Not lib/testing's pod: pod m-0 whose log always holds _line; the cases
+# vary its exit code and progress, not its matches.
 _pod(exit, progress) := {
 	"name": "m-0", "namespace": "ml", "phase": "Running", "conditions": [],
 	"containers": [{

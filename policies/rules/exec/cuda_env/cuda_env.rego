@@ -12,8 +12,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "CUDA environment problem: {{.problem}}."
-#     zh: "CUDA 环境问题：{{.problem}}。"
+#     en: "CUDA environment problem: {{.problem.en}}."
+#     zh: "CUDA 环境问题：{{.problem.zh}}。"
 #   remediation:
 #     en: |
 #       - "No CUDA GPUs are available" / "Found no NVIDIA driver": make sure the container requests `nvidia.com/gpu` and runs on a GPU node with the device plugin; do not set `CUDA_VISIBLE_DEVICES`/`NVIDIA_VISIBLE_DEVICES` to nothing. If it happens after a crash on a node with Xid errors, the GPU is gone: drain the node.
@@ -67,11 +67,17 @@ signatures contains {
 }
 
 _problem := {
-	"exec.cuda-env.no-gpu": "no usable GPU or driver in the container",
-	"exec.cuda-env.driver": "the node's NVIDIA driver is too old for the CUDA runtime in the image",
-	"exec.cuda-env.arch": "the CUDA build has no kernels for this GPU architecture",
-	"exec.cuda-env.library": "a CUDA library is missing from the container or does not match the one the code was built against",
-	"exec.cuda-env.ordinal": "a process selected a GPU index the pod does not have",
+	"exec.cuda-env.no-gpu": {"en": "no usable GPU or driver in the container", "zh": "容器中没有可用的 GPU 或驱动"},
+	"exec.cuda-env.driver": {
+		"en": "the node's NVIDIA driver is too old for the CUDA runtime in the image",
+		"zh": "节点的 NVIDIA 驱动版本过旧，不支持镜像中的 CUDA 运行时",
+	},
+	"exec.cuda-env.arch": {"en": "the CUDA build has no kernels for this GPU architecture", "zh": "所用的 CUDA 构建不包含该 GPU 架构的内核"},
+	"exec.cuda-env.library": {
+		"en": "a CUDA library is missing from the container or does not match the one the code was built against",
+		"zh": "容器中缺少某个 CUDA 库，或其版本与代码构建时所用的不一致",
+	},
+	"exec.cuda-env.ordinal": {"en": "a process selected a GPU index the pod does not have", "zh": "某个进程选择了 Pod 中不存在的 GPU 编号"},
 }
 
 # More telling kinds first: a missing library or old driver explains "no GPU".

@@ -1,7 +1,10 @@
 package traindoc.rules.exec.cuda_env_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.cuda_env
 
+# Not lib/testing's pod: a crash-looping container (waiting after its
+# previous instance exited 1).
 _pod(matches) := {
 	"name": "w-0", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -22,7 +25,7 @@ test_fires_on_old_driver if {
 	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
-	f.params.problem == "the node's NVIDIA driver is too old for the CUDA runtime in the image"
+	f.params.problem == {"en": "the node's NVIDIA driver is too old for the CUDA runtime in the image", "zh": "节点的 NVIDIA 驱动版本过旧，不支持镜像中的 CUDA 运行时"}
 	f.owner == "platform"
 
 	# A crash loop's latest exit is not when the failure began.
@@ -34,20 +37,15 @@ test_quiet_in_succeeded_job if {
 	count(cuda_env.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
 }
 
-_re(id) := s.pattern if {
-	some s in cuda_env.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("exec.cuda-env.arch"), "RuntimeError: CUDA error: no kernel image is available for execution on the device")
-	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
-	regex.match(_re("exec.cuda-env.driver"), "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version")
-	regex.match(_re("exec.cuda-env.library"), "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")
-	regex.match(_re("exec.cuda-env.library"), "OSError: libcuda.so.1: cannot open shared object file: No such file or directory")
-	not regex.match(_re("exec.cuda-env.library"), "ImportError: libGL.so.1: cannot open shared object file: No such file or directory")
-	regex.match(_re("exec.cuda-env.ordinal"), "RuntimeError: CUDA error: invalid device ordinal")
-	regex.match(_re("exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.arch"), "RuntimeError: CUDA error: no kernel image is available for execution on the device")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.driver"), "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.driver"), "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime version")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.library"), "ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.library"), "OSError: libcuda.so.1: cannot open shared object file: No such file or directory")
+	not regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.library"), "ImportError: libGL.so.1: cannot open shared object file: No such file or directory")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.ordinal"), "RuntimeError: CUDA error: invalid device ordinal")
+	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
 }
 
 test_fires_nvml_mismatch_is_the_driver if {

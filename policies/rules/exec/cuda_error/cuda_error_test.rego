@@ -1,7 +1,10 @@
 package traindoc.rules.exec.cuda_error_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.cuda_error
 
+# Not lib/testing's pod: pod w-0 with container pytorch, exited 1, which
+# the assertions name.
 _pod(matches) := {
 	"name": "w-0", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -38,17 +41,12 @@ test_quiet_on_hardware_or_oom_texts if {
 	count(cuda_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod2]}
 }
 
-_re(id) := s.pattern if {
-	some s in cuda_error.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("exec.cuda-error.assert"), "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.")
-	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`")
-	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
-	regex.match(_re("exec.cuda-error.runtime"), "RuntimeError: CUDA error: misaligned address")
-	not regex.match(_re("exec.cuda-error.runtime"), "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
+	regex.match(testing.pattern(cuda_error.signatures, "exec.cuda-error.assert"), "../aten/src/ATen/native/cuda/Loss.cu:250: nll_loss_forward_reduce_cuda_kernel_2d: block: [0,0,0], thread: [5,0,0] Assertion `t >= 0 && t < n_classes` failed.")
+	regex.match(testing.pattern(cuda_error.signatures, "exec.cuda-error.runtime"), "RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k, &falpha, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fbeta, c, CUDA_R_16F, ldc, CUDA_R_32F, CUBLAS_GEMM_DFALT_TENSOR_OP)`")
+	regex.match(testing.pattern(cuda_error.signatures, "exec.cuda-error.runtime"), "RuntimeError: cuDNN error: CUDNN_STATUS_INTERNAL_ERROR")
+	regex.match(testing.pattern(cuda_error.signatures, "exec.cuda-error.runtime"), "RuntimeError: CUDA error: misaligned address")
+	not regex.match(testing.pattern(cuda_error.signatures, "exec.cuda-error.runtime"), "CUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.")
 }
 
 # PyTorch 0.x-1.0 reported CUDA faults as "cuda runtime error (N) : ...".

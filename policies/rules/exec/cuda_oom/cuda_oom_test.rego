@@ -8,6 +8,8 @@ _match(text) := {
 	"samples": [{"line": 40, "time": "2026-03-10T15:06:47Z", "text": text}],
 }
 
+# Not lib/testing's pod: pod llama-master-0 with container pytorch and a
+# long log, which the assertions name.
 _pod(matches, progress, state) := {
 	"name": "llama-master-0", "namespace": "ml", "phase": "Running",
 	"conditions": [],

@@ -11,8 +11,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "{{.fabric}} is available but NCCL used TCP sockets ({{.detail}})."
-#     zh: "{{.fabric}} 可用，但 NCCL 使用了 TCP socket（{{.detail}}）。"
+#     en: "{{.fabric}} is available but NCCL used TCP sockets ({{.detail.en}})."
+#     zh: "{{.fabric}} 可用，但 NCCL 使用了 TCP socket（{{.detail.zh}}）。"
 #   remediation:
 #     en: |
 #       - For EFA: install aws-ofi-nccl in the image (or use an AWS DLC/NGC image with it), and put its library directory (e.g. `/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu`, `/opt/aws-ofi-nccl/lib`) and `/opt/amazon/efa/lib` on `LD_LIBRARY_PATH`; set `NCCL_NET=ofi` (older plugins: `NCCL_NET="AWS Libfabric"`) so NCCL fails instead of silently falling back.
@@ -88,11 +88,11 @@ _rdma_expected if net.rdma_requested
 _rdma_expected if count(net.rdma_on_nodes) > 0
 
 _detail := {
-	"net.nccl-socket": "NCCL selected the socket transport",
-	"net.plugin-missing": "the NCCL network plugin (libnccl-net) was not found",
-	"net.ofi-init-failed": "aws-ofi-nccl could not initialise EFA",
-	"net.net-plugin-failed": "the NCCL network plugin failed to initialise",
-	"net.ib-no-device": "NCCL found no InfiniBand/RoCE device",
+	"net.nccl-socket": {"en": "NCCL selected the socket transport", "zh": "NCCL 选择了 socket 传输"},
+	"net.plugin-missing": {"en": "the NCCL network plugin (libnccl-net) was not found", "zh": "找不到 NCCL 网络插件（libnccl-net）"},
+	"net.ofi-init-failed": {"en": "aws-ofi-nccl could not initialise EFA", "zh": "aws-ofi-nccl 无法初始化 EFA"},
+	"net.net-plugin-failed": {"en": "the NCCL network plugin failed to initialise", "zh": "NCCL 网络插件初始化失败"},
+	"net.ib-no-device": {"en": "NCCL found no InfiniBand/RoCE device", "zh": "NCCL 没有找到 InfiniBand/RoCE 设备"},
 }
 
 # Which lines count depends on the fabric expected: the OFI plugin only

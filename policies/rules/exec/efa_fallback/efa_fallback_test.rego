@@ -1,9 +1,12 @@
 package traindoc.rules.exec.efa_fallback_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.efa_fallback
 
 _m(text) := {"count": 8, "firstLine": 20, "lastLine": 40, "samples": [{"line": 20, "text": text}]}
 
+# Not lib/testing's pod: several pods per case, each on a node of its own:
+# the rule compares pods and nodes.
 _pod(name, matches) := {
 	"name": name, "namespace": "ml", "phase": "Running", "conditions": [], "nodeName": sprintf("node-%s", [name]),
 	"containers": [{
@@ -23,7 +26,7 @@ test_fires_when_efa_requested_and_socket_used if {
 	fs := efa_fallback.findings with input as inp
 	count(fs) == 1
 	some f in fs
-	f.params == {"fabric": "EFA", "detail": "NCCL selected the socket transport"}
+	f.params == {"fabric": "EFA", "detail": {"en": "NCCL selected the socket transport", "zh": "NCCL 选择了 socket 传输"}}
 	f.severity == "warning"
 }
 
@@ -32,7 +35,7 @@ test_fires_with_plugin_failure_first if {
 	inp := {"phase": "Failed", "replicas": _efa_replicas, "nodes": [], "pods": [_pod("w-0", {"net.nccl-socket": _m(_socket), "net.ofi-init-failed": _m(_ofi_failed)}), _pod("w-1", {})]}
 	fs := efa_fallback.findings with input as inp
 	some f in fs
-	f.params.detail == "aws-ofi-nccl could not initialise EFA"
+	f.params.detail.en == "aws-ofi-nccl could not initialise EFA"
 	f.evidence[0].text == _ofi_failed
 	f.severity == "error"
 }
@@ -72,7 +75,7 @@ test_fires_for_rdma_without_device if {
 	inp := {"phase": "Failed", "replicas": reps, "nodes": [], "pods": [_pod("w-0", {"net.ib-no-device": _m("trainer-w-0:88:160 [0] NCCL INFO NET/IB : No device found."), "net.nccl-socket": _m(_socket)}), _pod("w-1", {})]}
 	fs := efa_fallback.findings with input as inp
 	some f in fs
-	f.params == {"fabric": "RDMA (InfiniBand/RoCE)", "detail": "NCCL found no InfiniBand/RoCE device"}
+	f.params == {"fabric": "RDMA (InfiniBand/RoCE)", "detail": {"en": "NCCL found no InfiniBand/RoCE device", "zh": "NCCL 没有找到 InfiniBand/RoCE 设备"}}
 }
 
 # An MPIJob launcher forwards the ranks' output: the finding is about the
@@ -91,23 +94,18 @@ test_quiet_in_succeeded_job if {
 	count(efa_fallback.findings) == 0 with input as inp
 }
 
-_re(id) := s.pattern if {
-	some s in efa_fallback.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("net.ofi-efa"), "ip-10-36-29-253:79:2547 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)")
-	regex.match(_re("net.ofi-efa"), "NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)")
-	regex.match(_re("net.ofi-efa"), "llama3-70b-sft-worker-2:139:219 [0] NCCL INFO Channel 00/0 : 23[7] -> 24[0] [receive] via NET/Libfabric/0/GDRDMA")
-	regex.match(_re("net.nccl-socket"), "zkti:702444:702444 [0] NCCL INFO Using network Socket")
-	regex.match(_re("net.nccl-socket"), "node:919:1150 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via NET/Socket/0")
-	regex.match(_re("net.plugin-missing"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
-	regex.match(_re("net.ofi-init-failed"), _ofi_failed)
-	regex.match(_re("net.ofi-init-failed"), "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available")
-	regex.match(_re("net.ofi-init-failed"), "libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list")
-	regex.match(_re("net.nccl-ib"), "nccl-sleep:2620971:2620971 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:172.25.30.42<0>")
-	regex.match(_re("net.nccl-ib"), "ai-worker01:5771:5783 [0] NCCL INFO Using network IBext_v8")
-	not regex.match(_re("net.nccl-socket"), "NCCL INFO Bootstrap : Using eth0:10.0.3.7<0>")
-	not regex.match(_re("net.ofi-init-failed"), "NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-efa"), "ip-10-36-29-253:79:2547 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-efa"), "NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-efa"), "llama3-70b-sft-worker-2:139:219 [0] NCCL INFO Channel 00/0 : 23[7] -> 24[0] [receive] via NET/Libfabric/0/GDRDMA")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "zkti:702444:702444 [0] NCCL INFO Using network Socket")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "node:919:1150 [0] NCCL INFO Channel 00/0 : 0[0] -> 8[0] [receive] via NET/Socket/0")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.plugin-missing"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), _ofi_failed)
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "[2025-10-16 22:16:08] ip-172-31-3-90:1929:1937 [0] nccl_net_ofi_rdma_init:7978 NCCL WARN NET/OFI OFI fi_getinfo() call failed: No data available")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "libfabric:85:1747438790::core:core:fi_getinfo_():1392<warn> fi_getinfo: provider efa output empty list")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-ib"), "nccl-sleep:2620971:2620971 [3] NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [RO]; OOB eth0:172.25.30.42<0>")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-ib"), "ai-worker01:5771:5783 [0] NCCL INFO Using network IBext_v8")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "NCCL INFO Bootstrap : Using eth0:10.0.3.7<0>")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)")
 }

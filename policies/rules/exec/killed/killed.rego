@@ -13,8 +13,8 @@
 #   owner: platform
 #   explains: [job.backoff-exceeded]
 #   message:
-#     en: "The container was stopped by a signal from outside: {{.how}}."
-#     zh: "容器被外部信号终止：{{.how}}。"
+#     en: "The container was stopped by a signal from outside: {{.how.en}}."
+#     zh: "容器被外部信号终止：{{.how.zh}}。"
 #   remediation:
 #     en: |
 #       - Find who sent the signal: `kubectl describe pod` events (Killing, Preempting, Evicted, liveness probe), the job controller's events, and whether another replica failed just before.
@@ -43,8 +43,8 @@ signatures contains {
 }
 
 _exit_how := {
-	137: "exit code 137 (SIGKILL) without OOMKilled",
-	143: "exit code 143 (SIGTERM)",
+	137: {"en": "exit code 137 (SIGKILL) without OOMKilled", "zh": "退出码 137（SIGKILL），但没有 OOMKilled"},
+	143: {"en": "exit code 143 (SIGTERM)", "zh": "退出码 143（SIGTERM）"},
 }
 
 # Exit codes of the container.
@@ -77,7 +77,7 @@ findings contains f if {
 	evs := _liveness_events(pod, c)
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"how": "the liveness probe failed and the kubelet restarted the container"},
+		"params": {"how": {"en": "the liveness probe failed and the kubelet restarted the container", "zh": "存活探针失败，kubelet 重启了容器"}},
 		"evidence": [k8s.event_evidence(e) | some e in evs],
 		"time": min({k8s.event_time(e) | some e in evs}),
 		"severity": "error",
@@ -95,7 +95,7 @@ findings contains f if {
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"how": "the launcher received a termination signal"},
+		"params": {"how": {"en": "the launcher received a termination signal", "zh": "启动器收到了终止信号"}},
 		"evidence": exec.evidence(pod, c, hs),
 		"time": exec.hit_time(c, hs[0]),
 	}

@@ -2,6 +2,8 @@ package traindoc.rules.exec.killed_test
 
 import data.traindoc.rules.exec.killed
 
+# Not lib/testing's pod: pod w-1 with container pytorch, in the state each
+# case sets, which the assertions name.
 _pod(state, matches) := {
 	"name": "w-1", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -15,7 +17,7 @@ test_fires_on_143 if {
 	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	count(fs) == 1
 	some f in fs
-	f.params.how == "exit code 143 (SIGTERM)"
+	f.params.how == {"en": "exit code 143 (SIGTERM)", "zh": "退出码 143（SIGTERM）"}
 	f.subject.container == "pytorch"
 }
 
@@ -68,5 +70,5 @@ test_fires_on_137_without_oom_evidence if {
 	pod := object.union(_pod({"state": "terminated", "reason": "Error", "exitCode": 137, "finishedAt": "2026-03-01T10:00:00Z"}, {}), {"nodeName": "gpu-node-3"})
 	fs := killed.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	some f in fs
-	f.params.how == "exit code 137 (SIGKILL) without OOMKilled"
+	f.params.how.en == "exit code 137 (SIGKILL) without OOMKilled"
 }

@@ -1,31 +1,10 @@
 package traindoc.rules.exec.missing_module_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.missing_module
 
-_pod(state, matches, progress) := {
-	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
-	"containers": [{
-		"name": "main", "restartCount": 0, "state": state, "lastState": {},
-		"logs": [{
-			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
-			"tail": ["x"], "progress": progress, "exception": "",
-		}],
-	}],
-}
-
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
-_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
-
-_re(id) := s.pattern if {
-	some s in missing_module.signatures
-	s.id == id
-}
-
 test_fires_on_module_not_found if {
-	pod := _pod(_failed, {"exec.missing-module.import": _m("ModuleNotFoundError: No module named 'flash_attn.flash_attn_interface'")}, {})
+	pod := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ModuleNotFoundError: No module named 'flash_attn.flash_attn_interface'")}, {})
 	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.module == "flash_attn"
@@ -33,7 +12,7 @@ test_fires_on_module_not_found if {
 }
 
 test_fires_on_cannot_import if {
-	pod := _pod(_failed, {"exec.missing-module.import": _m("ImportError: cannot import name 'LlamaFlashAttention2' from 'transformers.models.llama.modeling_llama' (/usr/lib/python3/site-packages/transformers/models/llama/modeling_llama.py)")}, {})
+	pod := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ImportError: cannot import name 'LlamaFlashAttention2' from 'transformers.models.llama.modeling_llama' (/usr/lib/python3/site-packages/transformers/models/llama/modeling_llama.py)")}, {})
 	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.module == "LlamaFlashAttention2 (from transformers)"
@@ -41,28 +20,28 @@ test_fires_on_cannot_import if {
 
 # An optional dependency probed at start in a job that keeps running.
 test_quiet_on_optional_import if {
-	pod := _pod(_running, {"exec.missing-module.import": _m("No module named 'apex', using torch AMP instead")}, {"lastStepLine": 400})
+	pod := testing.pod(testing.running, {"exec.missing-module.import": testing.match("No module named 'apex', using torch AMP instead")}, {"lastStepLine": 400})
 	count(missing_module.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
 # A missing CUDA library is exec.cuda-env.
 test_quiet_on_cuda_library if {
-	pod := _pod(_failed, {"exec.missing-module.import": _m("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")}, {})
+	pod := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ImportError: libcudnn.so.8: cannot open shared object file: No such file or directory")}, {})
 	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
 
 test_fires_signatures if {
-	regex.match(_re("exec.missing-module.import"), "ImportError: This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`")
-	regex.match(_re("exec.missing-module.import"), "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
-	regex.match(_re("exec.missing-module.command"), "bash: line 1: torchrun: command not found")
-	not regex.match(_re("exec.missing-module.import"), "Requirement already satisfied: transformers==4.40.1 in /usr/local/lib/python3.10/dist-packages")
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "ImportError: This modeling file requires the following packages that were not found in your environment: flash_attn. Run `pip install flash_attn`")
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.command"), "bash: line 1: torchrun: command not found")
+	not regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "Requirement already satisfied: transformers==4.40.1 in /usr/local/lib/python3.10/dist-packages")
 }
 
 # Exit code 127 is the shell's "command not found", even with an empty log:
 # one finding, whether the instance is the current or the previous one.
 test_fires_on_exit_127 if {
 	st := {"state": "terminated", "reason": "Error", "exitCode": 127, "finishedAt": "2026-03-01T10:00:00Z"}
-	pod := object.union(_pod(st, {}, {}), {"containers": [{"name": "main", "restartCount": 3, "state": st, "lastState": st, "logs": []}]})
+	pod := object.union(testing.pod(st, {}, {}), {"containers": [{"name": "main", "restartCount": 3, "state": st, "lastState": st, "logs": []}]})
 	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
@@ -73,9 +52,9 @@ test_fires_on_exit_127 if {
 # environment (missing-module); an undefined CUDA or NCCL symbol is a CUDA
 # library mismatch and belongs to exec.cuda-env.
 test_quiet_undefined_symbol_split if {
-	ext := _pod(_failed, {"exec.missing-module.import": _m("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")}, {})
+	ext := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ImportError: /usr/local/lib/python3.10/dist-packages/flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")}, {})
 	some f in missing_module.findings with input as {"phase": "Failed", "pods": [ext]}
 	f.params.module == "flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so (undefined symbol)"
-	nccl := _pod(_failed, {"exec.missing-module.import": _m("ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")}, {})
+	nccl := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")}, {})
 	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [nccl]}
 }

@@ -1,31 +1,10 @@
 package traindoc.rules.exec.nan_loss_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.nan_loss
 
-_pod(state, matches, progress) := {
-	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
-	"containers": [{
-		"name": "main", "restartCount": 0, "state": state, "lastState": {},
-		"logs": [{
-			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
-			"tail": ["x"], "progress": progress, "exception": "",
-		}],
-	}],
-}
-
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
-_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
-
-_re(id) := s.pattern if {
-	some s in nan_loss.signatures
-	s.id == id
-}
-
 test_fires_on_stop_message if {
-	pod := _pod(_failed, {"exec.nan-loss.stop": _m("Loss is nan, stopping training")}, {})
+	pod := testing.pod(testing.failed, {"exec.nan-loss.stop": testing.match("Loss is nan, stopping training")}, {})
 	fs := nan_loss.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.detail == "the loss became NaN or Inf"
@@ -50,7 +29,7 @@ _recovered := {"reports": 80, "nonFinite": 2, "nonFiniteRun": 0, "nonZeroRun": 8
 # (the loss reads 0.0, the weights are NaN), steps still advance.
 test_fires_on_persistent_nan_grad_norm if {
 	text := "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 5e-05, 'epoch': 0.57}"
-	pod := _pod(_running, {}, {"lastStepLine": 490, "metrics": {"grad_norm": _nonfinite(8, 400, 480, text), "loss": _recovered}})
+	pod := testing.pod(testing.running, {}, {"lastStepLine": 490, "metrics": {"grad_norm": _nonfinite(8, 400, 480, text), "loss": _recovered}})
 	fs := nan_loss.findings with input as {"phase": "Running", "pods": [pod]}
 	some f in fs
 	f.params.detail == "the gradient norm is NaN or Inf and has not recovered"
@@ -62,9 +41,9 @@ test_fires_on_persistent_nan_grad_norm if {
 # An isolated nan grad norm (an fp16 overflow the scaler skipped) followed
 # by finite values is harmless, and so are two bad reports in a row.
 test_quiet_on_isolated_nan_grad_norm if {
-	pod := _pod(_running, {}, {"lastStepLine": 490, "metrics": {"grad_norm": _recovered}})
+	pod := testing.pod(testing.running, {}, {"lastStepLine": 490, "metrics": {"grad_norm": _recovered}})
 	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
-	pod2 := _pod(_running, {}, {"metrics": {"grad_norm": _nonfinite(2, 470, 480, "{'loss': 1.2, 'grad_norm': nan}")}})
+	pod2 := testing.pod(testing.running, {}, {"metrics": {"grad_norm": _nonfinite(2, 470, 480, "{'loss': 1.2, 'grad_norm': nan}")}})
 	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [pod2]}
 }
 
@@ -78,7 +57,7 @@ test_fires_on_megatron_nan_iterations if {
 		"grad_norm": _nonfinite(3, 300, 320, text),
 		"skipped_iters": {"reports": 32, "nonFinite": 0, "nonFiniteRun": 0, "nonZeroRun": 0, "last": {"line": 320, "text": text, "value": 0}},
 	}
-	pod := _pod(_running, {}, {"metrics": metrics})
+	pod := testing.pod(testing.running, {}, {"metrics": metrics})
 	some f in nan_loss.findings with input as {"phase": "Running", "pods": [pod]}
 	count(f.evidence) == 2
 }
@@ -86,9 +65,9 @@ test_fires_on_megatron_nan_iterations if {
 # The fp16 loss scaler skipping one report and recovering is harmless;
 # skipping in five reports in a row is not.
 test_quiet_skipped_iterations if {
-	quiet := _pod(_running, {}, {"metrics": {"skipped_iters": _nonzero(1, 50, 50, " iteration 5/ 100 | number of skipped iterations:   5 |")}})
+	quiet := testing.pod(testing.running, {}, {"metrics": {"skipped_iters": _nonzero(1, 50, 50, " iteration 5/ 100 | number of skipped iterations:   5 |")}})
 	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [quiet]}
-	bad := _pod(_running, {}, {"metrics": {"skipped_iters": _nonzero(5, 50, 90, " iteration 90/ 100 | number of skipped iterations:  10 |")}})
+	bad := testing.pod(testing.running, {}, {"metrics": {"skipped_iters": _nonzero(5, 50, 90, " iteration 90/ 100 | number of skipped iterations:  10 |")}})
 	some f in nan_loss.findings with input as {"phase": "Running", "pods": [bad]}
 	startswith(f.params.detail, "every report since skips iterations")
 }
@@ -96,7 +75,7 @@ test_quiet_skipped_iterations if {
 # DeepSpeed's scaler stuck at 1: every step overflows.
 test_fires_on_scale_floor if {
 	floor := _mm(30, 100, 400, ["[deepscale] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 1, reducing to 1"])
-	pod := _pod(_running, {"ctx.nan-loss.scale-floor": floor, "ctx.nan-loss.overflow": _mm(47, 20, 400, ["x"])}, {})
+	pod := testing.pod(testing.running, {"ctx.nan-loss.scale-floor": floor, "ctx.nan-loss.overflow": _mm(47, 20, 400, ["x"])}, {})
 	some f in nan_loss.findings with input as {"phase": "Running", "pods": [pod]}
 }
 
@@ -104,23 +83,23 @@ _mm(n, first, last, texts) := {"count": n, "firstLine": first, "lastLine": last,
 
 # Dynamic loss scaling skipping a step is normal fp16 behaviour.
 test_quiet_on_gradient_overflow if {
-	not regex.match(_re("exec.nan-loss.stop"), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0")
-	not regex.match(_re("exec.nan-loss.scale"), "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768")
-	not regex.match(_re("exec.nan-loss.stop"), " iteration      100/   10000 | lm loss: 5.1E+00 | loss scale: 65536.0 | number of skipped iterations:   0 | number of nan iterations:   0 |")
-	not regex.match(_re("ctx.nan-loss.scale-floor"), "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768")
-	pod := _pod(_running, {"ctx.nan-loss.overflow": _mm(6, 20, 80, ["[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768"])}, {"lastStepLine": 480})
+	not regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.stop"), "Gradient overflow.  Skipping step, loss scaler 0 reducing loss scale to 32768.0")
+	not regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.scale"), "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768")
+	not regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.stop"), " iteration      100/   10000 | lm loss: 5.1E+00 | loss scale: 65536.0 | number of skipped iterations:   0 | number of nan iterations:   0 |")
+	not regex.match(testing.pattern(nan_loss.signatures, "ctx.nan-loss.scale-floor"), "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768")
+	pod := testing.pod(testing.running, {"ctx.nan-loss.overflow": _mm(6, 20, 80, ["[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768"])}, {"lastStepLine": 480})
 	count(nan_loss.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
 # A job that finished is not diverged, whatever its last reports say.
 test_quiet_when_succeeded if {
-	pod := _pod(_running, {}, {"metrics": {"loss": _nonfinite(9, 400, 480, "loss: nan")}})
+	pod := testing.pod(testing.running, {}, {"metrics": {"loss": _nonfinite(9, 400, 480, "loss: nan")}})
 	count(nan_loss.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod]}
 }
 
 test_fires_signatures if {
-	regex.match(_re("exec.nan-loss.anomaly"), "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.")
-	regex.match(_re("exec.nan-loss.scale"), "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")
-	regex.match(_re("exec.nan-loss.scale"), "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.")
-	regex.match(_re("exec.nan-loss.stop"), "FloatingPointError: Loss became infinite or NaN at iteration=166!")
+	regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.anomaly"), "RuntimeError: Function 'LogSoftmaxBackward0' returned nan values in its 0th output.")
+	regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.scale"), "Exception: Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.")
+	regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.scale"), "FloatingPointError: Minimum loss scale reached (0.0001). Your loss is probably exploding.")
+	regex.match(testing.pattern(nan_loss.signatures, "exec.nan-loss.stop"), "FloatingPointError: Loss became infinite or NaN at iteration=166!")
 }

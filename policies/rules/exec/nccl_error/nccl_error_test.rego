@@ -1,7 +1,9 @@
 package traindoc.rules.exec.nccl_error_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.nccl_error
 
+# Not lib/testing's pod: pod w-3, exited at the time the assertions check.
 _pod(matches) := {
 	"name": "w-3", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -84,25 +86,20 @@ test_fires_peer_access if {
 	f.params.kind == "peer-to-peer access between the GPUs is not supported"
 }
 
-_re(id) := s.pattern if {
-	some s in nccl_error.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("exec.nccl-error.result"), "RuntimeError: NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3")
-	regex.match(_re("exec.nccl-error.result"), "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3")
-	regex.match(_re("exec.nccl-error.result"), "Unhandled exception: St13runtime_error. what(): NCCL Error 5: invalid usage")
-	regex.match(_re("exec.nccl-error.result"), "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.")
-	regex.match(_re("exec.nccl-error.ib"), "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<51842> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) len=0 vendor err 129 (Send) hca mlx5_3")
-	regex.match(_re("exec.nccl-error.ofi"), "ip-10-0-1-2:79:2547 [0] nccl_net_ofi_rdma.c:1720 NCCL WARN NET/OFI Unable to register memory (type = 1) for device 0. RC: -12, Error: Cannot allocate memory")
-	regex.match(_re("exec.nccl-error.socket"), "misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer trn-3<41422>")
-	not regex.match(_re("exec.nccl-error.result"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
-	not regex.match(_re("exec.nccl-error.ib"), "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>")
-	not regex.match(_re("exec.nccl-error.socket"), "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>")
-	regex.match(_re("exec.nccl-error.ib"), "hostname-test:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IBP:Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv)")
-	regex.match(_re("exec.nccl-error.ibv"), "crow-19:5330:7970 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument")
-	regex.match(_re("exec.nccl-error.result"), "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error")
-	regex.match(_re("exec.nccl-error.connect"), "dgx-2:77:90 [0] misc/socket.cc:484 NCCL WARN socketPollConnect: connect returned Connection refused, exceeded error retry count (35)")
-	not regex.match(_re("exec.nccl-error.ibv"), "NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "RuntimeError: NCCL error in: /opt/pytorch/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1269, internal error, NCCL version 2.14.3")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.19.3")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "Unhandled exception: St13runtime_error. what(): NCCL Error 5: invalid usage")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ib"), "NCCL WARN NET/IB : Got completion from peer 10.0.0.2<51842> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=IBV_WC_SEND(0) len=0 vendor err 129 (Send) hca mlx5_3")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ofi"), "ip-10-0-1-2:79:2547 [0] nccl_net_ofi_rdma.c:1720 NCCL WARN NET/OFI Unable to register memory (type = 1) for device 0. RC: -12, Error: Cannot allocate memory")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.socket"), "misc/socket.cc:50 NCCL WARN socketProgress: Connection closed by remote peer trn-3<41422>")
+	not regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "NCCL INFO NET/Plugin : dlerror=libnccl-net.so: cannot open shared object file: No such file or directory No plugin found (libnccl-net.so), using internal implementation")
+	not regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ib"), "NCCL INFO NET/IB : Using [0]mlx5_0:1/IB [1]mlx5_1:1/IB ; OOB eth0:10.0.0.1<0>")
+	not regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.socket"), "NCCL INFO NET/Socket : Using [0]eth0:10.0.0.1<0>")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ib"), "hostname-test:984:1357 [4] ib_plugin.c:1615 NCCL WARN NET/IBP:Got completion from peer 172.36.143.59<44206> with status=12 opcode=129 len=65536 vendor err 129 (Recv)")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ibv"), "crow-19:5330:7970 [3] misc/ibvwrap.cc:284 NCCL WARN Call to ibv_modify_qp failed with error Invalid argument")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.result"), "cupy_backends.cuda.libs.nccl.NcclError: NCCL_ERROR_UNHANDLED_CUDA_ERROR: unhandled cuda error")
+	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.connect"), "dgx-2:77:90 [0] misc/socket.cc:484 NCCL WARN socketPollConnect: connect returned Connection refused, exceeded error retry count (35)")
+	not regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ibv"), "NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.")
 }

@@ -1,7 +1,10 @@
 package traindoc.rules.exec.nccl_timeout_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.nccl_timeout
 
+# Not lib/testing's pod: one pod per rank, by name, exited at the time the
+# assertions check.
 _pod(name, matches) := {
 	"name": name, "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -62,20 +65,15 @@ test_quiet_when_training_continued if {
 	count(nccl_timeout.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
-_re(id) := s.pattern if {
-	some s in nccl_timeout.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("exec.nccl-timeout.watchdog"), _wd)
-	regex.match(_re("exec.nccl-timeout.watchdog"), "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.")
-	regex.match(_re("exec.nccl-timeout.watchdog"), "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.")
-	regex.match(_re("exec.nccl-timeout.aborted"), "[rank3]:[E1206 18:44:13.275514180 ProcessGroupNCCL.cpp:1375] [PG 0 Rank 3] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.")
-	regex.match(_re("exec.nccl-timeout.gloo"), "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete")
-	not regex.match(_re("exec.nccl-timeout.watchdog"), "NCCL INFO comm 0x55d5c0 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE")
-	regex.match(_re("exec.nccl-timeout.watchdog"), "[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.")
-	regex.match(_re("exec.nccl-timeout.aborted"), "[rank118]:[E603 17:48:01.005538748 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458")
-	not regex.match(_re("exec.nccl-timeout.watchdog"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
-	not regex.match(_re("exec.nccl-timeout.aborted"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), _wd)
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "[E ProcessGroupNCCL.cpp:458] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=96120, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 25624887 milliseconds before timing out.")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "RuntimeError: NCCL communicator was aborted on rank 1.  Original reason for failure was: [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800108 milliseconds before timing out.")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.aborted"), "[rank3]:[E1206 18:44:13.275514180 ProcessGroupNCCL.cpp:1375] [PG 0 Rank 3] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.gloo"), "RuntimeError: [../third_party/gloo/gloo/transport/tcp/unbound_buffer.cc:81] Timed out waiting 1800000ms for recv operation to complete")
+	not regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "NCCL INFO comm 0x55d5c0 rank 0 nranks 16 cudaDev 0 busId 18000 - Init COMPLETE")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "[rank0]:[E1206 18:44:16.994932383 ProcessGroupNCCL.cpp:1709] [PG 1 Rank 0] Timeout at NCCL work: 7753, last enqueued NCCL work: 7755, last completed NCCL work: 7752.")
+	regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.aborted"), "[rank118]:[E603 17:48:01.005538748 ProcessGroupNCCL.cpp:2268] [PG ID 0 PG GUID 0(default_pg) Rank 118]  failure detected by watchdog at work sequence id: 2398459 PG status: last enqueued work: 2398578, last completed work: 2398458")
+	not regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
+	not regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.aborted"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
 }

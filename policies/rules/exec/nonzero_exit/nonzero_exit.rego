@@ -10,8 +10,8 @@
 #   owner: user
 #   explains: [job.backoff-exceeded]
 #   message:
-#     en: "The container exited with code {{.code}} ({{.meaning}})."
-#     zh: "容器以退出码 {{.code}} 退出（{{.meaning}}）。"
+#     en: "The container exited with code {{.code}} ({{.meaning.en}})."
+#     zh: "容器以退出码 {{.code}} 退出（{{.meaning.zh}}）。"
 #   remediation:
 #     en: |
 #       - Read the end of the container log (`kubectl logs <pod> -c <container> --previous`); run with `PYTHONUNBUFFERED=1` so the last lines are not lost.
@@ -32,24 +32,28 @@ package traindoc.rules.exec.nonzero_exit
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
+# What an exit code usually means, in both languages of the message.
 _meanings := {
-	1: "general error, usually an uncaught exception",
-	2: "usage error: bad command-line arguments",
-	126: "the command cannot be executed",
-	127: "command not found",
-	134: "SIGABRT",
-	135: "SIGBUS",
-	137: "SIGKILL",
-	139: "SIGSEGV",
-	143: "SIGTERM",
+	1: {"en": "general error, usually an uncaught exception", "zh": "一般错误，通常是未捕获的异常"},
+	2: {"en": "usage error: bad command-line arguments", "zh": "用法错误：命令行参数有误"},
+	126: {"en": "the command cannot be executed", "zh": "命令无法执行"},
+	127: {"en": "command not found", "zh": "找不到命令"},
+	134: _same("SIGABRT"),
+	135: _same("SIGBUS"),
+	137: _same("SIGKILL"),
+	139: _same("SIGSEGV"),
+	143: _same("SIGTERM"),
 }
+
+_same(s) := {"en": s, "zh": s}
 
 _meaning(code) := m if {
 	m := _meanings[code]
-} else := sprintf("killed by signal %d", [code - 128]) if {
+} else := {"en": sprintf("killed by signal %d", [n]), "zh": sprintf("被信号 %d 终止", [n])} if {
 	code > 128
 	code < 160
-} else := "error"
+	n := code - 128
+} else := {"en": "error", "zh": "错误"}
 
 findings contains f if {
 	input.phase != "Succeeded"

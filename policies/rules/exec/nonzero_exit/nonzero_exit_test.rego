@@ -1,39 +1,38 @@
 package traindoc.rules.exec.nonzero_exit_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.nonzero_exit
 
-_pod(state, matches, progress) := {
-	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
-	"containers": [{
-		"name": "main", "restartCount": 0, "state": state, "lastState": {},
-		"logs": [{
-			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
-			"tail": ["x"], "progress": progress, "exception": "",
-		}],
-	}],
-}
-
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
-_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
-
-_re(id) := s.pattern if {
-	some s in nonzero_exit.signatures
-	s.id == id
-}
-
 test_fires_on_exit_2 if {
-	pod := _pod({"state": "terminated", "reason": "Error", "exitCode": 2, "finishedAt": "2026-03-01T10:00:00Z"}, {}, {})
+	pod := testing.pod({"state": "terminated", "reason": "Error", "exitCode": 2, "finishedAt": "2026-03-01T10:00:00Z"}, {}, {})
 	fs := nonzero_exit.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
 	count(fs) == 1
 	some f in fs
-	f.params == {"code": 2, "meaning": "usage error: bad command-line arguments"}
+	f.params == {"code": 2, "meaning": {"en": "usage error: bad command-line arguments", "zh": "用法错误：命令行参数有误"}}
+}
+
+# An exit code above 128 without a name of its own is the signal it
+# stands for, in both languages.
+test_fires_on_signal_exit if {
+	pod := testing.pod({"state": "terminated", "reason": "Error", "exitCode": 130, "finishedAt": "2026-03-01T10:00:00Z"}, {}, {})
+	fs := nonzero_exit.findings with input as {"phase": "Failed", "pods": [pod], "events": []}
+	some f in fs
+	f.params.meaning == {"en": "killed by signal 2", "zh": "被信号 2 终止"}
+}
+
+# Every meaning the message can show exists in both languages.
+test_meanings_have_both_languages if {
+	every code in [1, 2, 3, 126, 127, 134, 137, 143, 150, 200] {
+		nonzero_exit._meaning(code).en != ""
+		nonzero_exit._meaning(code).zh != ""
+	}
+	every code in [1, 2, 3, 126, 127, 150] {
+		nonzero_exit._meaning(code).zh != nonzero_exit._meaning(code).en
+	}
 }
 
 test_quiet_on_success if {
-	pod := _pod({"state": "terminated", "reason": "Completed", "exitCode": 0}, {}, {})
+	pod := testing.pod({"state": "terminated", "reason": "Completed", "exitCode": 0}, {}, {})
 	count(nonzero_exit.findings) == 0 with input as {"phase": "Succeeded", "pods": [pod], "events": []}
 }
 
@@ -42,7 +41,7 @@ test_quiet_on_success if {
 # (taxonomy.fallback_subject), so a CUDA OOM container still yields the
 # exit here.
 test_fires_even_when_another_rule_explains if {
-	pod := _pod(_failed, {"exec.cuda-oom.torch": _m("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {})
+	pod := testing.pod(testing.failed, {"exec.cuda-oom.torch": testing.match("torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {})
 	count(nonzero_exit.findings) == 1 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }
 
@@ -51,7 +50,7 @@ test_fires_even_when_another_rule_explains if {
 test_fires_once_with_both_logs if {
 	prev := {"file": "logs/ml/w-2/main.previous.log", "previous": true, "lines": 9, "matches": {}, "tail": ["old"]}
 	cur := {"file": "logs/ml/w-2/main.log", "previous": false, "lines": 9, "matches": {}, "tail": ["new"]}
-	c := {"name": "main", "restartCount": 1, "state": {"state": "waiting", "reason": "CrashLoopBackOff"}, "lastState": _failed, "logs": [prev, cur]}
+	c := {"name": "main", "restartCount": 1, "state": {"state": "waiting", "reason": "CrashLoopBackOff"}, "lastState": testing.failed, "logs": [prev, cur]}
 	pod := {"name": "w-2", "namespace": "ml", "phase": "Running", "conditions": [], "containers": [c]}
 	fs := nonzero_exit.findings with input as {"phase": "Running", "pods": [pod], "events": []}
 	count(fs) == 1

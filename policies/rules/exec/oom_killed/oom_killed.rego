@@ -14,8 +14,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "A process was killed for exceeding host memory: {{.how}} (memory limit {{.limit}})."
-#     zh: "进程因超出主机内存而被杀死：{{.how}}（内存上限 {{.limit}}）。"
+#     en: "A process was killed for exceeding host memory: {{.how.en}} (memory limit {{if .limit}}{{.limit}}{{else}}not set{{end}})."
+#     zh: "进程因超出主机内存而被杀死：{{.how.zh}}（{{if .limit}}内存上限 {{.limit}}{{else}}未设置内存上限{{end}}）。"
 #   remediation:
 #     en: |
 #       - Raise the container's memory request and limit, or run fewer processes per pod.
@@ -60,7 +60,9 @@ signatures contains {
 	"hint": "exits with return code = -9",
 }
 
-_limit(c) := object.get(c, ["limits", "memory"], "not set")
+# The container's memory limit, "" when it has none (the message says so
+# in its own language).
+_limit(c) := object.get(c, ["limits", "memory"], "")
 
 # Candidates per container, by strength: the kubelet's own verdict first.
 _cand contains x if {
@@ -71,7 +73,7 @@ _cand contains x if {
 	which := {true: "state", false: "lastState"}[s == c.state]
 	x := {
 		"pod": pod, "c": c, "prio": 1,
-		"how": "the container hit its memory limit (reason OOMKilled)",
+		"how": {"en": "the container hit its memory limit (reason OOMKilled)", "zh": "容器达到了内存上限（原因 OOMKilled）"},
 		"evidence": array.concat(
 			[k8s.state_evidence(pod, c, which, s)],
 			exec.evidence(pod, c, [h | some h in exec.hits(pod, c, resources.log_oom_ids); resources.hit_ours(pod, h)]),
@@ -93,7 +95,7 @@ _cand contains x if {
 	s := resources.terminations(c)[0]
 	x := {
 		"pod": pod, "c": c, "prio": 2,
-		"how": "the node's kernel OOM killer killed a process of the container",
+		"how": {"en": "the node's kernel OOM killer killed a process of the container", "zh": "节点内核的 OOM killer 杀死了容器中的一个进程"},
 		"evidence": array.concat([k8s.event_evidence(e) | some e in evs], [_term_evidence(pod, c, s)]),
 		"time": min({k8s.event_time(e) | some e in evs}),
 	}
@@ -110,7 +112,7 @@ _cand contains x if {
 	count(lines) > 0
 	x := {
 		"pod": pod, "c": c, "prio": 3,
-		"how": "the kernel OOM killer killed a process (kernel log or cgroup counters in the pod)",
+		"how": {"en": "the kernel OOM killer killed a process (kernel log or cgroup counters in the pod)", "zh": "内核 OOM killer 杀死了一个进程（见 Pod 中的内核日志或 cgroup 计数）"},
 		"evidence": [{
 			"kind": "exec",
 			"source": sprintf("pod %s %s", [pod.name, l[0].name]),
@@ -129,12 +131,12 @@ _term_evidence(pod, c, s) := k8s.state_evidence(pod, c, "state", s) if s == c.st
 else := k8s.state_evidence(pod, c, "lastState", s)
 
 _how := {
-	"exec.oom-killed.kernel": "the kernel OOM killer killed a process",
-	"exec.oom-killed.ray": "Ray reported a worker killed for lack of node memory",
-	"exec.oom-killed.dataloader": "a DataLoader worker was killed (SIGKILL)",
-	"launcher.sigkill": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)",
-	"launcher.shell-killed": "the shell reported its child Killed (SIGKILL)",
-	"launcher.deepspeed-sigkill": "a training process died of SIGKILL (DeepSpeed launcher return code -9)",
+	"exec.oom-killed.kernel": {"en": "the kernel OOM killer killed a process", "zh": "内核 OOM killer 杀死了一个进程"},
+	"exec.oom-killed.ray": {"en": "Ray reported a worker killed for lack of node memory", "zh": "Ray 报告一个 worker 因节点内存不足被杀死"},
+	"exec.oom-killed.dataloader": {"en": "a DataLoader worker was killed (SIGKILL)", "zh": "一个 DataLoader worker 被杀死（SIGKILL）"},
+	"launcher.sigkill": {"en": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)", "zh": "一个训练进程死于 SIGKILL（torchrun exitcode -9、DeepSpeed 或 mpirun 信号 9）"},
+	"launcher.shell-killed": {"en": "the shell reported its child Killed (SIGKILL)", "zh": "shell 报告其子进程已被杀死（Killed，即 SIGKILL）"},
+	"launcher.deepspeed-sigkill": {"en": "a training process died of SIGKILL (DeepSpeed launcher return code -9)", "zh": "一个训练进程死于 SIGKILL（DeepSpeed 启动器返回码 -9）"},
 }
 
 _prio := {
@@ -191,7 +193,7 @@ _stronger(x) if {
 	y.pod.name == x.pod.name
 	y.c.name == x.c.name
 	y.prio == x.prio
-	y.how < x.how
+	y.how.en < x.how.en
 }
 
 _weak_explained(x) if {

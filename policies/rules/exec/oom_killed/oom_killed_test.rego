@@ -1,7 +1,10 @@
 package traindoc.rules.exec.oom_killed_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.oom_killed
 
+# Not lib/testing's pod: pod bert-master-0 with a 64Gi memory limit, which
+# the assertions check.
 _pod(state, matches) := {
 	"name": "bert-master-0", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{
@@ -52,24 +55,23 @@ _launcher_re := s.pattern if {
 	s.id == "launcher.sigkill"
 }
 
-_re(id) := s.pattern if {
-	some s in array.concat([x | some x in oom_killed.signatures], [x | some x in data.traindoc.lib.resources.signatures])
-	s.id == id
-}
+# The kernel, Ray and DataLoader signatures are declared in lib/resources,
+# which oom_killed and killed share.
+_signatures := array.concat([x | some x in oom_killed.signatures], [x | some x in data.traindoc.lib.resources.signatures])
 
 test_fires_signatures if {
-	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid 2714) is killed by signal: Killed.")
-	regex.match(_re("exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid(s) 1601, 1602) exited unexpectedly") == false
-	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.")
-	regex.match(_re("exec.oom-killed.ray"), "ray.exceptions.RayTaskError(OutOfMemoryError): ray::train_fn() (pid=123, ip=10.0.0.5)")
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid 2714) is killed by signal: Killed.")
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.dataloader"), "RuntimeError: DataLoader worker (pid(s) 1601, 1602) exited unexpectedly") == false
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.ray"), "ray.exceptions.OutOfMemoryError: Task was killed due to the node running low on memory.")
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.ray"), "ray.exceptions.RayTaskError(OutOfMemoryError): ray::train_fn() (pid=123, ip=10.0.0.5)")
 	regex.match(_launcher_re, "subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=0']' died with <Signals.SIGKILL: 9>.")
 	regex.match(_launcher_re, "mpirun noticed that process rank 3 with PID 0 on node worker-1 exited on signal 9 (Killed).")
 	not regex.match(_launcher_re, "mpirun noticed that process rank 3 with PID 0 on node worker-1 exited on signal 15 (Terminated).")
-	regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node")
-	not regex.match(_re("exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 0 Workers (tasks / actors) killed due to memory pressure (OOM), 2 Workers crashed due to other reasons at node")
-	not regex.match(_re("exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
-	regex.match(_re("exec.oom-killed.kernel"), "[12345.678] Memory cgroup out of memory: Killed process 4242 (python) total-vm:123kB")
-	regex.match(_re("launcher.shell-killed"), "/bin/bash: line 1:    25 Killed                  python train.py --epochs 3")
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 1 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node")
+	not regex.match(testing.pattern(_signatures, "exec.oom-killed.ray"), "(raylet) node_manager.cc:3040: 0 Workers (tasks / actors) killed due to memory pressure (OOM), 2 Workers crashed due to other reasons at node")
+	not regex.match(testing.pattern(_signatures, "exec.oom-killed.ray"), "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
+	regex.match(testing.pattern(_signatures, "exec.oom-killed.kernel"), "[12345.678] Memory cgroup out of memory: Killed process 4242 (python) total-vm:123kB")
+	regex.match(testing.pattern(_signatures, "launcher.shell-killed"), "/bin/bash: line 1:    25 Killed                  python train.py --epochs 3")
 }
 
 _node_event(reason, msg, t) := {
@@ -89,7 +91,7 @@ test_fires_on_node_oomkilling_event if {
 	count(fs) == 1
 	some f in fs
 	f.time == "2026-03-01T09:59:58Z"
-	f.params.how == "the node's kernel OOM killer killed a process of the container"
+	f.params.how == {"en": "the node's kernel OOM killer killed a process of the container", "zh": "节点内核的 OOM killer 杀死了容器中的一个进程"}
 }
 
 # An OOM kill on the node an hour earlier, or of another pod's cgroup, is

@@ -10,8 +10,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Access was denied: {{.what}}."
-#     zh: "访问被拒绝：{{.what}}。"
+#     en: "Access was denied: {{.what.en}}."
+#     zh: "访问被拒绝：{{.what.zh}}。"
 #   remediation:
 #     en: |
 #       - For paths on volumes: the container user (`securityContext.runAsUser`) must be allowed to write there; set `fsGroup` in the pod securityContext or fix ownership of the PVC.
@@ -45,15 +45,16 @@ signatures contains {
 	"pattern": `AccessDenied|Access Denied|\b40[13] Client Error|\(403\)|Forbidden: 403|GatedRepoError|Access to model .* is restricted|access a gated repo|does not have storage\.objects\.\w+ access|AuthorizationPermissionMismatch|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken`,
 }
 
-_what(t) := "a gated or private Hugging Face repository" if {
+# What refused access, in both languages of the message.
+_what(t) := {"en": "a gated or private Hugging Face repository", "zh": "受限或私有的 Hugging Face 仓库"} if {
 	regex.match(`(?i)gated|huggingface\.co|Access to model`, t)
-} else := "object storage (S3/GCS/Azure)" if {
+} else := {"en": "object storage (S3/GCS/Azure)", "zh": "对象存储（S3/GCS/Azure）"} if {
 	regex.match(`AccessDenied|Access Denied|storage\.objects|Authorization|AccessKey|SignatureDoesNotMatch|ExpiredToken|\(403\)|operation: Forbidden`, t)
-} else := "a remote service (HTTP 401/403)" if {
+} else := {"en": "a remote service (HTTP 401/403)", "zh": "远程服务（HTTP 401/403）"} if {
 	regex.match(`40[13] Client Error|Forbidden`, t)
-} else := "a read-only file system" if {
+} else := {"en": "a read-only file system", "zh": "只读文件系统"} if {
 	regex.match(`Read-only file system|Errno 30|EROFS`, t)
-} else := "a file or directory"
+} else := {"en": "a file or directory", "zh": "文件或目录"}
 
 findings contains f if {
 	some pod in input.pods

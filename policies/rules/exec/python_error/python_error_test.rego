@@ -1,33 +1,12 @@
 package traindoc.rules.exec.python_error_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.python_error
-
-_pod(state, matches, progress) := {
-	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
-	"containers": [{
-		"name": "main", "restartCount": 0, "state": state, "lastState": {},
-		"logs": [{
-			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
-			"tail": ["x"], "progress": progress, "exception": "",
-		}],
-	}],
-}
-
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
-_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
-
-_re(id) := s.pattern if {
-	some s in python_error.signatures
-	s.id == id
-}
 
 _with_exception(pod, e, tb) := object.union(pod, {"containers": [object.union(pod.containers[0], {"logs": [object.union(pod.containers[0].logs[0], {"exception": e, "traceback": tb})]})]})
 
 test_fires_on_key_error if {
-	pod := _with_exception(_pod(_failed, {}, {}), "KeyError: 'input_ids'", ["Traceback (most recent call last):", "  File \"/workspace/data.py\", line 88, in collate", "KeyError: 'input_ids'"])
+	pod := _with_exception(testing.pod(testing.failed, {}, {}), "KeyError: 'input_ids'", ["Traceback (most recent call last):", "  File \"/workspace/data.py\", line 88, in collate", "KeyError: 'input_ids'"])
 	fs := python_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.type == "KeyError"
@@ -41,7 +20,7 @@ test_fires_unwraps_child_failed_error if {
 		{"line": 10, "text": "[rank1]: ValueError: too many values to unpack (expected 2)"},
 		{"line": 30, "text": "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: "},
 	]}
-	pod := _with_exception(_pod(_failed, {"launcher.exception": m}, {}), "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", [])
+	pod := _with_exception(testing.pod(testing.failed, {"launcher.exception": m}, {}), "torch.distributed.elastic.multiprocessing.errors.ChildFailedError: ", [])
 	fs := python_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.type == "ValueError"
@@ -49,12 +28,12 @@ test_fires_unwraps_child_failed_error if {
 
 # A handled traceback in a container that is still running is not a failure.
 test_quiet_in_running_container if {
-	pod := _with_exception(_pod(_running, {}, {}), "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='wandb.ai', port=443)", [])
+	pod := _with_exception(testing.pod(testing.running, {}, {}), "requests.exceptions.ConnectionError: HTTPSConnectionPool(host='wandb.ai', port=443)", [])
 	count(python_error.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
 # A container a specific rule explains is not reported again.
 test_quiet_when_specific_signature if {
-	pod := _with_exception(_pod(_failed, {"exec.cuda-oom.torch": _m("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {}), "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", [])
+	pod := _with_exception(testing.pod(testing.failed, {"exec.cuda-oom.torch": testing.match("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.")}, {}), "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB.", [])
 	count(python_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }

@@ -1,7 +1,10 @@
 package traindoc.rules.exec.ray_actor_died_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.ray_actor_died
 
+# Not lib/testing's pod: Ray pods by name with a replica type: the rule
+# tells the submitter from the cluster's pods.
 _pod(name, state, matches, progress) := {
 	"name": name, "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
 	"replicaType": "submitter",
@@ -22,16 +25,7 @@ _worker(name, ip) := {
 	}],
 }
 
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
 _m(text, after) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text, "after": after}]}
-
-_re(id) := s.pattern if {
-	some s in ray_actor_died.signatures
-	s.id == id
-}
 
 _actor_block := [
 	"        class_name: TaskRunner",
@@ -43,7 +37,7 @@ _actor_block := [
 ]
 
 test_fires_on_actor_died_and_names_the_worker_pod if {
-	driver := _pod("job-submitter", _failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", _actor_block)}, {})
+	driver := _pod("job-submitter", testing.failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", _actor_block)}, {})
 	fs := ray_actor_died.findings with input as {"kind": "RayJob", "phase": "Failed", "pods": [driver, _worker("rc-gpu-worker-x", "10.244.5.31")]}
 	some f in fs
 	f.params.what == "worker process"
@@ -52,21 +46,21 @@ test_fires_on_actor_died_and_names_the_worker_pod if {
 }
 
 test_fires_stays_on_the_driver_when_no_pod_has_the_ip if {
-	driver := _pod("job-submitter", _failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", _actor_block)}, {})
+	driver := _pod("job-submitter", testing.failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", _actor_block)}, {})
 	fs := ray_actor_died.findings with input as {"kind": "RayJob", "phase": "Failed", "pods": [driver, _worker("rc-gpu-worker-x", "10.244.9.9")]}
 	some f in fs
 	f.subject.name == "job-submitter"
 }
 
 test_fires_on_node_died if {
-	pod := _pod("w-2", _failed, {"exec.ray-actor-died.node": _m("ray.exceptions.NodeDiedError: Task failed due to the node (node_id: 1a2b) dying.", [])}, {})
+	pod := _pod("w-2", testing.failed, {"exec.ray-actor-died.node": _m("ray.exceptions.NodeDiedError: Task failed due to the node (node_id: 1a2b) dying.", [])}, {})
 	fs := ray_actor_died.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.what == "node"
 }
 
 test_fires_preempted_node_is_said if {
-	pod := _pod("w-2", _failed, {"exec.ray-actor-died.node": _m("The actor died because its node has died. Node Id: 5ba2c1f0", ["\tthe actor's node was preempted: spot instance reclaimed"])}, {})
+	pod := _pod("w-2", testing.failed, {"exec.ray-actor-died.node": _m("The actor died because its node has died. Node Id: 5ba2c1f0", ["\tthe actor's node was preempted: spot instance reclaimed"])}, {})
 	fs := ray_actor_died.findings with input as {"phase": "Failed", "pods": [pod]}
 	some f in fs
 	f.params.detail == "its node was preempted"
@@ -74,7 +68,7 @@ test_fires_preempted_node_is_said if {
 
 # A Tune trial that Ray retried and that then trained on.
 test_quiet_when_retried_and_training_continued if {
-	pod := _pod("w-2", _running, {"exec.ray-actor-died.actor": _m("ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.", [])}, {"lastStepLine": 480})
+	pod := _pod("w-2", testing.running, {"exec.ray-actor-died.actor": _m("ray.exceptions.RayActorError: The actor died unexpectedly before finishing this task.", [])}, {"lastStepLine": 480})
 	count(ray_actor_died.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
@@ -98,8 +92,8 @@ test_fires_on_the_rayjob_status_message if {
 }
 
 test_fires_signatures if {
-	regex.match(_re("exec.ray-actor-died.worker"), "Worker exit type: UNEXPECTED_SYSTEM_EXIT Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
-	regex.match(_re("exec.ray-actor-died.node"), "The node with node id: 2f3e and address: 10.244.3.9 and node name: 10.244.3.9 has been marked dead because the detector has missed too many heartbeats from it.")
-	not regex.match(_re("exec.ray-actor-died.worker"), "Worker exit type: INTENDED_USER_EXIT Worker exit detail: Worker exits by an user request. exit_actor() is called.")
-	not regex.match(_re("exec.ray-actor-died.actor"), "(raylet) [2024-01-01 10:00:00] Started a local Ray instance.")
+	regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.worker"), "Worker exit type: UNEXPECTED_SYSTEM_EXIT Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file.")
+	regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.node"), "The node with node id: 2f3e and address: 10.244.3.9 and node name: 10.244.3.9 has been marked dead because the detector has missed too many heartbeats from it.")
+	not regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.worker"), "Worker exit type: INTENDED_USER_EXIT Worker exit detail: Worker exits by an user request. exit_actor() is called.")
+	not regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.actor"), "(raylet) [2024-01-01 10:00:00] Started a local Ray instance.")
 }

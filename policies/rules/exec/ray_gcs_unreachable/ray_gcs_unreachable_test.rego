@@ -4,6 +4,8 @@ import data.traindoc.rules.exec.ray_gcs_unreachable
 
 _re := [s.pattern | some s in ray_gcs_unreachable.signatures][0]
 
+# Not lib/testing's pod: Ray pods by replica type, crash-looping, with a
+# previous log.
 _pod(type, restarts, matches) := {
 	"name": sprintf("rc-%s-0", [type]), "namespace": "ml", "phase": "Running", "nodeName": "n1", "conditions": [], "replicaType": type,
 	"containers": [{

@@ -1,13 +1,14 @@
 package traindoc.rules.exec.ray_memory_monitor_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.ray_memory_monitor
 
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
+# Not lib/testing's pod: pods by name and node with a replica type: the
+# rule matches a node's memory report to its pods.
 _pod(name, node, matches) := {
 	"name": name, "namespace": "ml", "phase": "Failed", "nodeName": node, "conditions": [], "replicaType": "submitter",
 	"containers": [{
-		"name": "main", "restartCount": 0, "state": _failed, "lastState": {},
+		"name": "main", "restartCount": 0, "state": testing.failed, "lastState": {},
 		"logs": [{"file": sprintf("logs/%s/main.log", [name]), "previous": false, "lines": 300, "matches": matches, "tail": []}],
 	}],
 }

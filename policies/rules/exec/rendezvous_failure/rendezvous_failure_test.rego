@@ -1,7 +1,9 @@
 package traindoc.rules.exec.rendezvous_failure_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.rendezvous_failure
 
+# Not lib/testing's pod: pod w-1 whose exit code each case sets.
 _pod(matches, exit) := {
 	"name": "w-1", "namespace": "ml", "phase": "Running", "conditions": [],
 	"containers": [{
@@ -120,21 +122,16 @@ test_quiet_after_recovered_restart if {
 	count(rendezvous_failure.findings) == 0 with input as {"phase": "Running", "pods": [pod]}
 }
 
-_re(id) := s.pattern if {
-	some s in rendezvous_failure.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("exec.rendezvous.error"), "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.")
-	regex.match(_re("exec.rendezvous.error"), "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: store_based_barrier_key:1 (world_size=4, worker_count=8, timeout=0:30:00)")
-	regex.match(_re("exec.rendezvous.error"), "[E socket.cpp:957] [c10d] The client socket has timed out after 1800s while trying to connect to (master-0, 29500).")
-	regex.match(_re("exec.rendezvous.error"), "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set")
-	regex.match(_re("exec.rendezvous.error"), "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer")
-	regex.match(_re("exec.rendezvous.error"), "RuntimeError: connect() timed out. Original timeout was 60000 ms.")
-	not regex.match(_re("exec.rendezvous.error"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
-	not regex.match(_re("exec.rendezvous.error"), "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection reset by peer")
-	regex.match(_re("net.rendezvous-retry"), "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection reset by peer")
-	regex.match(_re("net.rendezvous-retry"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
-	not regex.match(_re("net.rendezvous-dns"), "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be retrieved (gai error: -2 - Name or service not known).")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "torch.distributed.DistStoreError: Timed out after 901 seconds waiting for clients. 1/2 clients joined.")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "RuntimeError: Timed out initializing process group in store based barrier on rank: 3, for key: store_based_barrier_key:1 (world_size=4, worker_count=8, timeout=0:30:00)")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "[E socket.cpp:957] [c10d] The client socket has timed out after 1800s while trying to connect to (master-0, 29500).")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "ValueError: Error initializing torch.distributed using env:// rendezvous: environment variable MASTER_ADDR expected, but not set")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "RuntimeError: [1] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: Connection reset by peer")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "RuntimeError: connect() timed out. Original timeout was 60000 ms.")
+	not regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
+	not regex.match(testing.pattern(rendezvous_failure.signatures, "exec.rendezvous.error"), "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection reset by peer")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "net.rendezvous-retry"), "[W426 16:56:01.831041000 TCPStore.cpp:347] [c10d] TCP client failed to connect/validate to host 100.64.0.1:59782 - retrying (try=6, timeout=1800000ms, delay=5241ms): Connection reset by peer")
+	regex.match(testing.pattern(rendezvous_failure.signatures, "net.rendezvous-retry"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
+	not regex.match(testing.pattern(rendezvous_failure.signatures, "net.rendezvous-dns"), "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be retrieved (gai error: -2 - Name or service not known).")
 }

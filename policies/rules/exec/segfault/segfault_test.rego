@@ -2,6 +2,8 @@ package traindoc.rules.exec.segfault_test
 
 import data.traindoc.rules.exec.segfault
 
+# Not lib/testing's pod: pod w-0 whose exit code each case sets (139, 1):
+# the rule reads it.
 _pod(exit, matches) := {
 	"name": "w-0", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{

@@ -12,8 +12,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Shared memory ran out: {{.detail}} ({{.shm}})."
-#     zh: "共享内存耗尽：{{.detail}}（{{.shm}}）。"
+#     en: "Shared memory ran out: {{.detail.en}} ({{.shm.en}})."
+#     zh: "共享内存耗尽：{{.detail.zh}}（{{.shm.zh}}）。"
 #   remediation:
 #     en: |
 #       - Mount a memory-backed emptyDir at /dev/shm in every training container: `volumes: [{name: dshm, emptyDir: {medium: Memory, sizeLimit: 16Gi}}]` and `volumeMounts: [{name: dshm, mountPath: /dev/shm}]`; count it against the memory limit.
@@ -46,18 +46,48 @@ signatures contains {
 	"pattern": `unable to (?:write to file|open shared memory object|mmap \d+ bytes from file) </torch_|/dev/shm[^\n]*No space left on device|No space left on device[^\n]*/dev/shm|failed to extend /dev/shm|Error while creating shared memory segment|posix_fallocate failed ?: ?No space left`,
 }
 
+_no_space := {"en": "writing to /dev/shm failed for lack of space", "zh": "/dev/shm 空间不足，写入失败"}
+
 _detail := {
-	"exec.shm-exhausted.bus": "a process died with a bus error while using shared memory",
-	"exec.shm-exhausted.write": "writing to /dev/shm failed for lack of space",
-	"exec.enospc": "writing to /dev/shm failed for lack of space",
-	"launcher.sigbus": "a training process died of SIGBUS",
+	"exec.shm-exhausted.bus": {
+		"en": "a process died with a bus error while using shared memory",
+		"zh": "一个进程在使用共享内存时因总线错误（Bus error）终止",
+	},
+	"exec.shm-exhausted.write": _no_space,
+	"exec.enospc": _no_space,
+	"launcher.sigbus": {"en": "a training process died of SIGBUS", "zh": "一个训练进程死于 SIGBUS"},
 }
 
-_shm_size := sprintf("/dev/shm is a memory emptyDir of %s", [l]) if {
+# The size limits of the memory emptyDirs at /dev/shm, by replica ("" for
+# none).
+_shm_limits := [object.get(r, ["template", "shmSizeLimit"], "") |
 	some r in input.replicas
 	object.get(r, ["template", "shmMemory"], false)
-	l := object.get(r, ["template", "shmSizeLimit"], "unlimited size")
-} else := "no memory-backed /dev/shm (64Mi default)"
+]
+
+# The size limit is the cluster's words: a parameter of its own (shmSize)
+# as well as part of the phrase.
+_shm_size := _shm_limits[0] if count(_shm_limits) > 0
+
+else := ""
+
+# What /dev/shm is, in both languages of the message.
+_shm := {
+	"en": sprintf("/dev/shm is a memory emptyDir of %s", [_shm_size]),
+	"zh": sprintf("/dev/shm 是大小为 %s 的内存 emptyDir", [_shm_size]),
+} if {
+	_shm_size != ""
+} else := {
+	"en": "/dev/shm is a memory emptyDir of unlimited size",
+	"zh": "/dev/shm 是不限大小的内存 emptyDir",
+} if {
+	count(_shm_limits) > 0
+} else := {
+	"en": "no memory-backed /dev/shm (64Mi default)",
+	"zh": "没有基于内存的 /dev/shm（默认 64Mi）",
+}
+
+_shm_params := {"shm": _shm, "shmSize": _shm_size}
 
 # A "No space left on device" counts here only when it is about /dev/shm
 # (see resources.enospc_on_shm); it is then reduced to those samples.
@@ -83,7 +113,7 @@ findings contains f if {
 	_shm_evidence(pod, c, hs)
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"detail": _detail[hs[0].id], "shm": _shm_size},
+		"params": object.union({"detail": _detail[hs[0].id]}, _shm_params),
 		"evidence": array.concat(exec.evidence(pod, c, hs), resources.df_evidence(pod, _full_shm(pod))),
 		"time": exec.hit_time(c, hs[0]),
 	}
@@ -113,7 +143,7 @@ findings contains f if {
 	not exec.specific_hit(pod, c)
 	f := {
 		"subject": exec.subject(pod, c),
-		"params": {"detail": "the container exited with SIGBUS (exit code 135)", "shm": _shm_size},
+		"params": object.union({"detail": {"en": "the container exited with SIGBUS (exit code 135)", "zh": "容器因 SIGBUS 退出（退出码 135）"}}, _shm_params),
 		"evidence": [k8s.state_evidence(pod, c, which, s)],
 		"time": exec.state_time(c, s),
 	}

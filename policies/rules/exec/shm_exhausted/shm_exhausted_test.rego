@@ -1,47 +1,38 @@
 package traindoc.rules.exec.shm_exhausted_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.exec.shm_exhausted
 
-_pod(state, matches, progress) := {
-	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "node-a", "conditions": [],
-	"containers": [{
-		"name": "main", "restartCount": 0, "state": state, "lastState": {},
-		"logs": [{
-			"file": "logs/w-2/main.log", "previous": false, "lines": 500, "matches": matches,
-			"tail": ["x"], "progress": progress, "exception": "",
-		}],
-	}],
-}
-
-_failed := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
-
-_running := {"state": "running"}
-
-_m(text) := {"count": 1, "firstLine": 100, "lastLine": 100, "firstTime": "2026-03-01T09:59:00Z", "samples": [{"line": 100, "time": "2026-03-01T09:59:00Z", "text": text}]}
-
-_re(id) := s.pattern if {
-	some s in shm_exhausted.signatures
-	s.id == id
-}
-
 test_fires_on_bus_error if {
-	pod := _pod(_failed, {"exec.shm-exhausted.bus": _m("RuntimeError: DataLoader worker (pid 4123) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")}, {})
+	pod := testing.pod(testing.failed, {"exec.shm-exhausted.bus": testing.match("RuntimeError: DataLoader worker (pid 4123) is killed by signal: Bus error. It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")}, {})
 	fs := shm_exhausted.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"shmMemory": false}}]}
 	some f in fs
-	f.params.detail == "a process died with a bus error while using shared memory"
-	f.params.shm == "no memory-backed /dev/shm (64Mi default)"
+	f.params.detail.en == "a process died with a bus error while using shared memory"
+	f.params.shm == {"en": "no memory-backed /dev/shm (64Mi default)", "zh": "没有基于内存的 /dev/shm（默认 64Mi）"}
+	f.params.shmSize == ""
+}
+
+# A memory-backed /dev/shm that still ran out: its size limit is the
+# cluster's, a parameter of its own.
+test_fires_with_sized_memory_shm if {
+	pod := testing.pod(testing.failed, {"exec.shm-exhausted.write": testing.match("RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")}, {})
+	fs := shm_exhausted.findings with input as {"phase": "Failed", "pods": [pod], "replicas": [{"type": "worker", "template": {"shmMemory": true, "shmSizeLimit": "16Gi"}}]}
+	some f in fs
+	f.params.detail == {"en": "writing to /dev/shm failed for lack of space", "zh": "/dev/shm 空间不足，写入失败"}
+	f.params.shm == {"en": "/dev/shm is a memory emptyDir of 16Gi", "zh": "/dev/shm 是大小为 16Gi 的内存 emptyDir"}
+	f.params.shmSize == "16Gi"
 }
 
 # Ray's warning about a small /dev/shm is not a failure.
 test_quiet_on_ray_object_store_warning if {
-	pod := _pod(_running, {}, {})
+	pod := testing.pod(testing.running, {}, {})
 	count(shm_exhausted.findings) == 0 with input as {"phase": "Running", "pods": [pod], "replicas": []}
-	not regex.match(_re("exec.shm-exhausted.write"), "WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available.")
+	not regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "WARNING: The object store is using /tmp instead of /dev/shm because /dev/shm has only 67108864 bytes available.")
 }
 
 test_fires_signatures if {
-	regex.match(_re("exec.shm-exhausted.bus"), "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).")
-	regex.match(_re("exec.shm-exhausted.write"), "RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")
-	regex.match(_re("exec.shm-exhausted.write"), "node-1:77:77 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
-	regex.match(_re("exec.shm-exhausted.write"), "NCCL WARN Error: failed to extend /dev/shm/nccl-Xa4b to 9637892 bytes")
+	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.bus"), "ERROR: Unexpected bus error encountered in worker. This might be caused by insufficient shared memory (shm).")
+	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "RuntimeError: unable to write to file </torch_1234_5678_0>: No space left on device (28)")
+	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "node-1:77:77 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
+	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "NCCL WARN Error: failed to extend /dev/shm/nccl-Xa4b to 9637892 bytes")
 }

@@ -2,6 +2,8 @@ package traindoc.rules.exec.vllm_gpu_memory_test
 
 import data.traindoc.rules.exec.vllm_gpu_memory
 
+# Not lib/testing's pod: a Ray head pod whose log carries progress: the
+# rule reads where vLLM runs.
 _pod(matches, progress) := {
 	"name": "rl-head", "namespace": "rl", "phase": "Running", "nodeName": "gpu-1", "conditions": [], "replicaType": "head",
 	"containers": [{

@@ -14,6 +14,7 @@ _log := {
 	"traceback": ["Traceback (most recent call last):", "  File \"train.py\", line 3, in <module>", "SomeLibraryError: bad state"],
 }
 
+# Not lib/testing's pod: pods by name with the containers each case builds.
 _pod(name, containers) := {"name": name, "namespace": "ml", "phase": "Failed", "nodeName": "gpu-1", "conditions": [], "containers": containers}
 
 _job(phase, pods) := {"kind": "PyTorchJob", "name": "train", "namespace": "ml", "phase": phase, "status": {"conditions": [_failed_condition]}, "pods": pods}

@@ -12,6 +12,8 @@ _node(name, status) := {
 	"taints": [{"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2026-03-01T11:20:05Z"}],
 }
 
+# Not lib/testing's pod: pods by name, node and phase, without containers:
+# the rule reads where pods ran.
 _pod(name, node, phase) := {"name": name, "namespace": "ml", "nodeName": node, "phase": phase, "conditions": [], "containers": []}
 
 test_fires_node_unknown_and_pod_unknown if {

@@ -15,8 +15,8 @@
 #   severity: warning
 #   owner: hardware
 #   message:
-#     en: "nvidia-smi on node {{.node}}{{if .gpu}}, GPU {{.gpu}}{{end}}: {{.fault}}. Action: {{.action}}."
-#     zh: "节点 {{.node}}{{if .gpu}} 的 GPU {{.gpu}}{{end}} 在 nvidia-smi 中显示异常：{{.fault}}。处理：{{.action}}。"
+#     en: "nvidia-smi on node {{.node}}{{if .gpu}}, GPU {{.gpu}}{{end}}: {{.fault.en}}{{if .fabricStatus}} (state {{.fabricState}}, status {{.fabricStatus}}){{end}}. Action: {{.action.en}}."
+#     zh: "节点 {{.node}}{{if .gpu}} 的 GPU {{.gpu}}{{end}} 在 nvidia-smi 中显示异常：{{.fault.zh}}{{if .fabricStatus}}（State 为 {{.fabricState}}，Status 为 {{.fabricStatus}}）{{end}}。处理：{{.action.zh}}。"
 #   remediation:
 #     en: |
 #       - Row remapping failed or uncorrectable ECC errors: drain the node (`kubectl cordon <node>`, then drain) and have the GPU replaced; a pending remap or retirement only needs a GPU reset (`nvidia-smi -r`) or a reboot at the next drain.
@@ -37,74 +37,84 @@ package traindoc.rules.node.gpu_smi
 import data.traindoc.lib.gpu
 import data.traindoc.lib.k8s
 
-_reset := "reset the GPU (nvidia-smi -r) or reboot the node at the next drain"
+# Faults and actions are spliced into the message: each in both languages.
+_reset := {
+	"en": "reset the GPU (nvidia-smi -r) or reboot the node at the next drain",
+	"zh": "在下次排空节点时重置 GPU（nvidia-smi -r）或重启节点",
+}
 
-_replace := "drain the node and replace the GPU"
+_replace := {"en": "drain the node and replace the GPU", "zh": "排空节点并更换该 GPU"}
 
-_cooling := "check the node's cooling, fans and power supply; the GPU runs at reduced clocks until it is fixed"
+_cooling := {
+	"en": "check the node's cooling, fans and power supply; the GPU runs at reduced clocks until it is fixed",
+	"zh": "检查节点的散热、风扇和电源；修复之前 GPU 会一直以降低的频率运行",
+}
 
-_links := "drain the node, reset the GPUs or reboot; reseat or service the link if it stays down"
+_links := {
+	"en": "drain the node, reset the GPUs or reboot; reseat or service the link if it stays down",
+	"zh": "排空节点，重置 GPU 或重启节点；链路仍断开时重新插拔或检修该链路",
+}
 
 # Checks on one GPU's section: pattern, fault, action, severity.
 _checks := [
 	{
 		"re": `Remapping Failure Occurred\s*:\s*Yes`,
-		"fault": "a row-remapping failure (its memory can no longer repair itself)",
+		"fault": {"en": "a row-remapping failure (its memory can no longer repair itself)", "zh": "行重映射失败（其显存已无法自我修复）"},
 		"action": _replace, "severity": "critical",
 	},
 	{
 		"re": `(?:Reset Required|Drain and Reset Recommended)\s*:\s*Yes`,
-		"fault": "a reset the driver requires after an unrecoverable error",
-		"action": "drain the node and reset the GPU", "severity": "critical",
+		"fault": {"en": "a reset the driver requires after an unrecoverable error", "zh": "发生不可恢复的错误后，驱动要求重置 GPU"},
+		"action": {"en": "drain the node and reset the GPU", "zh": "排空节点并重置 GPU"}, "severity": "critical",
 	},
 	{
 		"re": `GPU Recovery Action\s*:\s*(?:GPU Reset|Reset|Node Reboot|Reboot|Drain)`,
-		"fault": "a recovery action (reset, reboot or drain) the driver requires",
-		"action": "drain the node and perform the recovery action", "severity": "critical",
+		"fault": {"en": "a recovery action (reset, reboot or drain) the driver requires", "zh": "驱动要求执行恢复操作（重置、重启或排空）"},
+		"action": {"en": "drain the node and perform the recovery action", "zh": "排空节点并执行该恢复操作"}, "severity": "critical",
 	},
 	{
 		"re": `Volatile\s*\n(?:[^\n]*\n){0,5}?\s*(?:DRAM|SRAM) Uncorrectable[^:\n]*:\s*[1-9]|Volatile\s*\n(?:[^\n]*\n){0,9}?\s*Double Bit\s*\n(?:[^\n]*\n){0,7}?\s*Total\s*:\s*[1-9]`,
-		"fault": "uncorrectable ECC errors since the driver loaded",
-		"action": "drain the node and reset the GPU; replace it if the errors come back", "severity": "error",
+		"fault": {"en": "uncorrectable ECC errors since the driver loaded", "zh": "驱动加载以来出现了不可纠正的 ECC 错误"},
+		"action": {"en": "drain the node and reset the GPU; replace it if the errors come back", "zh": "排空节点并重置 GPU；错误再次出现时更换该 GPU"}, "severity": "error",
 	},
 	{
 		"re": `Remapped Rows\s*\n(?:[^\n]*\n){0,4}?\s*Pending\s*:\s*Yes`,
-		"fault": "a memory row remapping that is pending until the GPU is reset",
+		"fault": {"en": "a memory row remapping that is pending until the GPU is reset", "zh": "一次显存行重映射待处理，重置 GPU 后才会生效"},
 		"action": _reset, "severity": "warning",
 	},
 	{
 		"re": `Retired Pages\s*\n(?:[^\n]*\n){0,6}?\s*Pending(?: Page Blacklist| Page Retirement)?\s*:\s*Yes`,
-		"fault": "a page retirement that is pending until the GPU is reset",
+		"fault": {"en": "a page retirement that is pending until the GPU is reset", "zh": "一次页退役待处理，重置 GPU 后才会生效"},
 		"action": _reset, "severity": "warning",
 	},
 	{
 		"re": `HW Thermal Slowdown\s*:\s*Active`,
-		"fault": "a hardware thermal slowdown (clocks throttled because the GPU is too hot)",
+		"fault": {"en": "a hardware thermal slowdown (clocks throttled because the GPU is too hot)", "zh": "硬件过热降频（GPU 温度过高，频率受限）"},
 		"action": _cooling, "severity": "warning",
 	},
 	{
 		"re": `HW Power Brake Slowdown\s*:\s*Active`,
-		"fault": "a hardware power-brake slowdown (clocks throttled by the power supply)",
+		"fault": {"en": "a hardware power-brake slowdown (clocks throttled by the power supply)", "zh": "硬件电源制动降频（频率受电源限制）"},
 		"action": _cooling, "severity": "warning",
 	},
 	{
 		"re": `HW Slowdown\s*:\s*Active`,
-		"fault": "a hardware slowdown (clocks cut by half or more)",
+		"fault": {"en": "a hardware slowdown (clocks cut by half or more)", "zh": "硬件降频（频率降低一半或更多）"},
 		"action": _cooling, "severity": "warning",
 	},
 	{
 		"re": `clocks event due to thermal violation|clocks? throttl\w* due to thermal`,
-		"fault": "a thermal violation that throttles the clocks (DCGM health check)",
+		"fault": {"en": "a thermal violation that throttles the clocks (DCGM health check)", "zh": "温度越限导致降频（DCGM 健康检查）"},
 		"action": _cooling, "severity": "warning",
 	},
 	{
 		"re": `SW Thermal Slowdown\s*:\s*Active`,
-		"fault": "a thermal slowdown (clocks lowered to keep the GPU under its temperature limit)",
+		"fault": {"en": "a thermal slowdown (clocks lowered to keep the GPU under its temperature limit)", "zh": "过热降频（为使 GPU 保持在温度上限以下而降低频率）"},
 		"action": _cooling, "severity": "warning",
 	},
 	{
 		"re": `Link is down|Link \d+: [^\n]*\b[Dd]own\b`,
-		"fault": "an NVLink link that is down",
+		"fault": {"en": "an NVLink link that is down", "zh": "一条 NVLink 链路断开"},
 		"action": _links, "severity": "error",
 	},
 ]
@@ -155,7 +165,7 @@ else := sprintf("%s ... %s", [trim_space(ls[0]), trim_space(ls[count(ls) - 1])])
 
 _issue(o, sec, fault, action, severity, line) := {
 	"gpu": sec.gpu, "fault": fault, "action": action, "severity": severity,
-	"text": trim_space(sprintf("GPU %s: %s", [sec.gpu, line])), "o": o,
+	"text": trim_space(sprintf("GPU %s: %s", [sec.gpu, line])), "o": o, "params": {},
 }
 
 # NVLink: links of a GPU inactive while links elsewhere in the same output
@@ -166,7 +176,12 @@ _issues_nvlink(pod) := [i |
 	some sec in _sections(o.text)
 	m := regex.find_n(`Link \d+: <inactive>`, sec.text, -1)
 	count(m) > 0
-	i := _issue(o, sec, sprintf("%d NVLink link(s) inactive while the node's other links are up", [count(m)]), _links, "error", m[0])
+	n := count(m)
+	fault := {
+		"en": sprintf("%d NVLink link(s) inactive while the node's other links are up", [n]),
+		"zh": sprintf("%d 条 NVLink 链路处于非活动状态，而节点的其他链路正常", [n]),
+	}
+	i := _issue(o, sec, fault, _links, "error", m[0])
 ]
 
 # "all links are inActive" from NVML: the whole fabric of the GPU is down.
@@ -176,18 +191,21 @@ _issues_all_inactive(pod) := [i |
 	some o in object.get(pod, ["exec", "other"], [])
 	some sec in _sections(o.text)
 	line := _match_line(sec, `Unable to retrieve N[Vv][Ll]ink information as all links are in[Aa]ctive`)
-	i := _issue(o, sec, "every NVLink link inactive", _links, "error", line)
+	i := _issue(o, sec, {"en": "every NVLink link inactive", "zh": "所有 NVLink 链路均处于非活动状态"}, _links, "error", line)
 ]
 
 # Fabric state on NVSwitch systems: "Fabric / State : Completed / Status :
-# Success" when healthy.
+# Success" when healthy. The state and status are the driver's words,
+# parameters of their own.
 _issues_fabric(pod) := [i |
 	some o in object.get(pod, ["exec", "other"], [])
 	some sec in _sections(o.text)
 	some m in regex.find_all_string_submatch_n(`Fabric\s*\n\s*State\s*:\s*([^\n]*)\n\s*Status\s*:\s*([^\n]*)`, sec.text, -1)
 	status := trim_space(m[2])
 	not status in {"Success", "N/A", "NVML_SUCCESS"}
-	i := _issue(o, sec, sprintf("a failed NVSwitch fabric (state %s, status %s)", [trim_space(m[1]), status]), _links, "error", sprintf("Fabric Status : %s", [status]))
+	fault := {"en": "a failed NVSwitch fabric", "zh": "NVSwitch Fabric 失败"}
+	i0 := _issue(o, sec, fault, _links, "error", sprintf("Fabric Status : %s", [status]))
+	i := object.union(i0, {"params": {"fabricState": trim_space(m[1]), "fabricStatus": status}})
 ]
 
 _all_issues(pod) := array.concat(array.concat(_issues(pod), _issues_nvlink(pod)), array.concat(_issues_all_inactive(pod), _issues_fabric(pod)))
@@ -197,11 +215,11 @@ findings contains f if {
 	some pod in input.pods
 	is := _all_issues(pod)
 	count(is) > 0
-	ranked := sort([[0 - gpu.severity_rank[i.severity], i.gpu, i.fault, i.text, k] | some k, i in is])
+	ranked := sort([[0 - gpu.severity_rank[i.severity], i.gpu, i.fault.en, i.text, k] | some k, i in is])
 	w := is[ranked[0][4]]
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"node": object.get(pod, "nodeName", "?"), "gpu": w.gpu, "fault": w.fault, "action": w.action},
+		"params": object.union({"node": object.get(pod, "nodeName", "?"), "gpu": w.gpu, "fault": w.fault, "action": w.action}, w.params),
 		"evidence": [_evidence(pod, is[r[4]]) | some j, r in ranked; j < 3],
 		"time": "",
 		"severity": w.severity,

@@ -2,6 +2,8 @@ package traindoc.rules.node.gpu_smi_test
 
 import data.traindoc.rules.node.gpu_smi
 
+# Not lib/testing's pod: a pod without containers whose collected command
+# output holds the nvidia-smi text.
 _pod(name, text) := {
 	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "gpu-node-9", "conditions": [], "containers": [],
 	"exec": {"other": [{"name": name, "file": sprintf("exec/w-2/%s.txt", [name]), "text": text}]},
@@ -68,7 +70,8 @@ test_fires_on_thermal_slowdown if {
 	])
 	fs := gpu_smi.findings with input as {"phase": "Running", "pods": [_pod("nvidia-smi-q", text)]}
 	some f in fs
-	startswith(f.params.fault, "a hardware thermal slowdown")
+	startswith(f.params.fault.en, "a hardware thermal slowdown")
+	startswith(f.params.fault.zh, "硬件过热降频")
 	count(f.evidence) == 1
 }
 
@@ -141,10 +144,22 @@ test_fires_on_fabric_failure if {
 	text := _q(["    Fabric", "        State                             : Completed", "        Status                            : Failure"])
 	fs := gpu_smi.findings with input as {"phase": "Failed", "pods": [_pod("nvidia-smi-q", text)]}
 	some f in fs
-	contains(f.params.fault, "status Failure")
+	f.params.fault.en == "a failed NVSwitch fabric"
+	f.params.fabricState == "Completed"
+	f.params.fabricStatus == "Failure"
 }
 
 test_quiet_when_succeeded if {
 	text := _q(["    Remapped Rows", "        Pending                           : Yes"])
 	count(gpu_smi.findings) == 0 with input as {"phase": "Succeeded", "pods": [_pod("nvidia-smi-q", text)]}
+}
+
+# Faults and actions go into the message in both languages.
+test_checks_are_bilingual if {
+	every ck in gpu_smi._checks {
+		ck.fault.en != ""
+		regex.match(`\p{Han}`, ck.fault.zh)
+		ck.action.en != ""
+		regex.match(`\p{Han}`, ck.action.zh)
+	}
 }

@@ -16,8 +16,8 @@
 #   severity: critical
 #   owner: hardware
 #   message:
-#     en: "GPU fault on node {{.node}}{{if .gpu}} (GPU {{.gpu}}){{end}}: {{.fault}}. Action: {{.action}}."
-#     zh: "节点 {{.node}}{{if .gpu}}（GPU {{.gpu}}）{{end}} 上的 GPU 故障：{{.fault}}。处理：{{.action}}。"
+#     en: "GPU fault on node {{.node}}{{if .gpu}} (GPU {{.gpu}}){{end}}: {{.fault.en}}. Action: {{.action.en}}."
+#     zh: "节点 {{.node}}{{if .gpu}}（GPU {{.gpu}}）{{end}} 上的 GPU 故障：{{.fault.zh}}。处理：{{.action.zh}}。"
 #   remediation:
 #     en: |
 #       - Cordon the node (`kubectl cordon <node>`) so the job is not rescheduled onto the same GPU, then restart the job from its last checkpoint.

@@ -1,8 +1,12 @@
 package traindoc.rules.node.gpu_xid_log_test
 
 import data.traindoc.lib.gpu
+import data.traindoc.lib.testing
 import data.traindoc.rules.node.gpu_xid_log
 
+# Not lib/testing's pod: pod w-5 on gpu-node-17 with a start time: the
+# assertions check the node, and kernel lines older than the pod are
+# history.
 _pod(matches) := {
 	"name": "w-5", "namespace": "ml", "phase": "Failed", "nodeName": "gpu-node-17", "conditions": [],
 	"startTime": "2026-03-01T08:00:00Z",
@@ -26,6 +30,7 @@ test_fires_on_xid_79 if {
 	f.params.gpu == "0000:3b:00"
 	f.params.node == "gpu-node-17"
 	f.params.action == gpu.xid_catalog["79"].action
+	f.params.fault == {"en": "Xid 79 GPU has fallen off the bus", "zh": "Xid 79，GPU 已从总线上掉线"}
 	f.severity == "critical"
 	f.time == "2026-03-01T09:58:00Z"
 }
@@ -59,24 +64,19 @@ test_fires_on_unknown_error_from_nccl if {
 	f.severity == "error"
 }
 
-_re(id) := s.pattern if {
-	some s in gpu_xid_log.signatures
-	s.id == id
-}
-
 test_fires_signatures if {
-	regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.")
-	regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:1b:00): 119, pid=2291, name=python3, Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).")
-	regex.match(_re("node.xid"), "NVRM: Xid (0000:03:00): 79, GPU has fallen off the bus.")
-	not regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e")
-	not regex.match(_re("node.xid"), "NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149")
-	regex.match(_re("node.gpu-ecc"), "RuntimeError: CUDA error: uncorrectable ECC error encountered")
-	regex.match(_re("node.gpu-ecc"), "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution")
-	regex.match(_re("node.gpu-lost"), "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error")
-	regex.match(_re("node.gpu-lost"), "NVRM: fallen off the bus and is not responding to commands.")
-	regex.match(_re("node.gpu-unknown"), "terminate called after throwing an instance of 'c10::CUDAError'  what():  CUDA error: unknown error")
-	not regex.match(_re("node.gpu-unknown"), "RuntimeError: CUDA error: an illegal memory access was encountered")
-	not regex.match(_re("node.gpu-unknown"), "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.xid"), "NVRM: Xid (PCI:0000:b7:00): 48, pid='<unknown>', name=<unknown>, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.xid"), "NVRM: Xid (PCI:0000:1b:00): 119, pid=2291, name=python3, Timeout after 6s of waiting for RPC response from GPU0 GSP! Expected function 76 (GSP_RM_CONTROL) (0x20802a02 0x8).")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.xid"), "NVRM: Xid (0000:03:00): 79, GPU has fallen off the bus.")
+	not regex.match(testing.pattern(gpu_xid_log.signatures, "node.xid"), "NVRM: Xid (PCI:0000:43:00): 13, pid='<unknown>', name=<unknown>, Graphics Exception: ESR 0x52e7b0=0x101000e")
+	not regex.match(testing.pattern(gpu_xid_log.signatures, "node.xid"), "NVRM: Xid (PCI:0000:dc:00): 45, pid=1818990, name=python3, Ch 00000001 caused by previous Xid 149")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-ecc"), "RuntimeError: CUDA error: uncorrectable ECC error encountered")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-ecc"), "RuntimeError: CUDA error: uncorrectable NVLink error detected during the execution")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-lost"), "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-lost"), "NVRM: fallen off the bus and is not responding to commands.")
+	regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-unknown"), "terminate called after throwing an instance of 'c10::CUDAError'  what():  CUDA error: unknown error")
+	not regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-unknown"), "RuntimeError: CUDA error: an illegal memory access was encountered")
+	not regex.match(testing.pattern(gpu_xid_log.signatures, "node.gpu-unknown"), "UserWarning: CUDA initialization: CUDA unknown error - this may be due to an incorrectly set up environment")
 }
 
 test_fires_xid_line_is_not_reported_twice if {

@@ -2,6 +2,8 @@ package traindoc.rules.node.mpi_collective_test
 
 import data.traindoc.rules.node.mpi_collective
 
+# Not lib/testing's pod: the MPI launcher's pod, whose log carries its
+# ranks' lines.
 _pod(matches) := {
 	"name": "hvd-launcher", "namespace": "ml", "phase": "Failed", "conditions": [],
 	"containers": [{

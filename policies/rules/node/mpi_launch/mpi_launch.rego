@@ -17,8 +17,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "The MPI launcher could not start or reach its processes on the workers: {{.what}}{{if .peer}} (worker {{.peer}}){{end}}."
-#     zh: "MPI 启动器无法在 worker 上启动或连接其进程：{{.what}}{{if .peer}}（worker {{.peer}}）{{end}}。"
+#     en: "The MPI launcher could not start or reach its processes on the workers: {{.what.en}}{{if .peer}} (worker {{.peer}}){{end}}."
+#     zh: "MPI 启动器无法在 worker 上启动或连接其进程：{{.what.zh}}{{if .peer}}（worker {{.peer}}）{{end}}。"
 #   remediation:
 #     en: |
 #       - At start-up: make sure every worker pod is Running and its DNS name resolves before mpirun starts (mpi-operator v2 waits for workers with `launcherCreationPolicy: WaitForWorkersReady`; in older setups add an init container that waits for `getent hosts <worker>.<service>`), and that sshd is running in the worker image.
@@ -74,13 +74,15 @@ _best(hs) := h if {
 	h.id == "exec.mpi-launch.ssh"
 } else := hs[0]
 
-_what(h) := "ssh could not resolve the worker's name" if {
+# What went wrong, in both languages of the message; the worker it names
+# is the peer parameter.
+_what(h) := {"en": "ssh could not resolve the worker's name", "zh": "ssh 无法解析 worker 的主机名"} if {
 	contains(exec.sample_text(h), "Could not resolve hostname")
-} else := "ssh could not connect to the worker" if {
+} else := {"en": "ssh could not connect to the worker", "zh": "ssh 无法连接到 worker"} if {
 	h.id == "exec.mpi-launch.ssh"
-} else := "the launcher lost communication with a daemon on a worker" if {
+} else := {"en": "the launcher lost communication with a daemon on a worker", "zh": "启动器与某个 worker 上的守护进程失去了联系"} if {
 	regex.match(`lost communication|unexpectedly failed after launch|terminated badly`, exec.sample_text(h))
-} else := "the launcher could not start its daemons on the workers"
+} else := {"en": "the launcher could not start its daemons on the workers", "zh": "启动器无法在 worker 上启动其守护进程"}
 
 # The worker named by ssh ("Could not resolve hostname w-1.svc: ...",
 # "connect to host w-1 port 22") or by ORTE ("Remote daemon: [[43015,0],20]

@@ -1,5 +1,6 @@
 package traindoc.rules.node.mpi_launch_test
 
+import data.traindoc.lib.testing
 import data.traindoc.rules.node.mpi_launch
 
 _launcher(matches) := {
@@ -21,7 +22,7 @@ test_fires_on_ssh_dns_failure if {
 	fs := mpi_launch.findings with input as {"phase": "Failed", "pods": [_launcher(ms)]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"what": "ssh could not resolve the worker's name", "peer": "nccl-tests-worker-0"}
+	f.params == {"what": {"en": "ssh could not resolve the worker's name", "zh": "ssh 无法解析 worker 的主机名"}, "peer": "nccl-tests-worker-0"}
 	count(f.evidence) == 2
 }
 
@@ -34,23 +35,18 @@ test_fires_on_lost_daemon_naming_the_worker if {
 	fs := mpi_launch.findings with input as {"phase": "Failed", "pods": [_launcher(ms)]}
 	some f in fs
 	f.params.peer == "tf-bert-worker-19"
-	f.params.what == "the launcher lost communication with a daemon on a worker"
+	f.params.what.en == "the launcher lost communication with a daemon on a worker"
 }
 
 test_quiet_on_known_hosts_warning if {
 	line := "Warning: Permanently added 'nccl-tests-worker-0.nccl-tests.default.svc,10.244.1.7' (ECDSA) to the list of known hosts."
-	not regex.match(_re("exec.mpi-launch.ssh"), line)
-	not regex.match(_re("exec.mpi-launch.daemons"), line)
+	not regex.match(testing.pattern(mpi_launch.signatures, "exec.mpi-launch.ssh"), line)
+	not regex.match(testing.pattern(mpi_launch.signatures, "exec.mpi-launch.daemons"), line)
 }
 
 test_quiet_when_succeeded if {
 	ms := {"exec.mpi-launch.ssh": _m("ssh: connect to host w-1 port 22: Connection refused", [])}
 	count(mpi_launch.findings) == 0 with input as {"phase": "Succeeded", "pods": [_launcher(ms)]}
-}
-
-_re(id) := s.pattern if {
-	some s in mpi_launch.signatures
-	s.id == id
 }
 
 # The worker the launcher lost was OOM-killed: that is the finding.

@@ -2,6 +2,8 @@ package traindoc.rules.pod.config_error_test
 
 import data.traindoc.rules.pod.config_error
 
+# Not lib/testing's pod: a Pending pod by name whose container never
+# started, in the states each case sets.
 _pod(name, state, last) := {
 	"name": name, "namespace": "ml", "phase": "Pending", "conditions": [],
 	"containers": [{"name": "trainer", "image": "ml/trainer:1.0", "ready": false, "restartCount": 0, "state": state, "lastState": last}],

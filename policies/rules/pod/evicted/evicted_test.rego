@@ -2,6 +2,8 @@ package traindoc.rules.pod.evicted_test
 
 import data.traindoc.rules.pod.evicted
 
+# Not lib/testing's pod: pods by name with the reason, message and
+# conditions of an eviction, without containers.
 _pod(name, reason, msg, conds) := {
 	"name": name, "namespace": "ml", "phase": "Failed", "reason": reason, "message": msg,
 	"conditions": conds, "containers": [], "startTime": "2026-03-01T08:00:00Z",

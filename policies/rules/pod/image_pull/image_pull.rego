@@ -8,8 +8,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "Image {{.image}} cannot be pulled ({{.error}}): {{.detail}}"
-#     zh: "无法拉取镜像 {{.image}}（{{.error}}）：{{.detail}}"
+#     en: "Image {{.image}} cannot be pulled ({{.error.en}}): {{.detail}}"
+#     zh: "无法拉取镜像 {{.image}}（{{.error.zh}}）：{{.detail}}"
 #   remediation:
 #     en: |
 #       - `not found` / `invalid name`: check the repository, name and tag for typos and that the tag was pushed (`docker manifest inspect <image>` or `crane ls <repo>`).
@@ -48,6 +48,16 @@ _class(text) := [c[0], c[1]] if {
 	hits := [c | some c in _classes; regex.match(c[2], text)]
 	c := hits[0]
 } else := ["unknown", "platform"]
+
+# The class in both languages of the message.
+_class_words := {
+	"invalid name": {"en": "invalid name", "zh": "镜像名无效"},
+	"never pull": {"en": "never pull", "zh": "拉取策略为 Never"},
+	"not found": {"en": "not found", "zh": "镜像不存在"},
+	"unauthorized": {"en": "unauthorized", "zh": "未获授权"},
+	"network": {"en": "network", "zh": "网络错误"},
+	"unknown": {"en": "unknown", "zh": "原因未知"},
+}
 
 _image_in(msg) := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`(?i)(?:pull(?:ing)? image|image reference|inspect image|Container image) "([^"]+)"`, msg, 1)
@@ -95,7 +105,7 @@ findings contains f if {
 	evs := [k8s.event_evidence(e) | some e in es]
 	f := {
 		"subject": k8s.container_subject(pod, c),
-		"params": {"image": object.get(c, "image", _image_or(text)), "error": cls[0], "detail": _detail(text)},
+		"params": {"image": object.get(c, "image", _image_or(text)), "error": _class_words[cls[0]], "detail": _detail(text)},
 		"evidence": array.concat([k8s.state_evidence(pod, c, "state", c.state)], evs),
 		# The first failed pull, not the latest retry.
 		"time": object.get(c.state, "startedAt", _first_time(es, object.get(pod, "startTime", object.get(pod, "createdAt", "")))),
@@ -123,7 +133,7 @@ findings contains f if {
 	cls := _class(e.message)
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"image": image, "error": cls[0], "detail": _detail(e.message)},
+		"params": {"image": image, "error": _class_words[cls[0]], "detail": _detail(e.message)},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 		"owner": cls[1],

@@ -4,6 +4,8 @@ import data.traindoc.rules.pod.image_pull
 
 _image := "registry.example.com/ml/trainer:v2.4.1"
 
+# Not lib/testing's pod: a Pending pod whose container waits with the pull
+# reason and message each case sets.
 _pod(name, reason, msg) := {
 	"name": name, "namespace": "ml", "phase": "Pending", "conditions": [],
 	"containers": [{
@@ -27,7 +29,7 @@ test_fires_tag_not_found_is_user if {
 	some f in fs
 	f.subject == {"kind": "Pod", "name": "gpt-worker-0", "container": "pytorch"}
 	f.params.image == _image
-	f.params.error == "not found"
+	f.params.error == {"en": "not found", "zh": "镜像不存在"}
 	f.owner == "user"
 	endswith(f.params.detail, ": not found")
 	count(f.evidence) == 2
@@ -38,7 +40,7 @@ test_fires_unauthorized_is_platform if {
 	pods := [_pod("gpt-worker-0", "ErrImagePull", msg)]
 	fs := image_pull.findings with input as {"pods": pods, "events": []}
 	some f in fs
-	f.params.error == "unauthorized"
+	f.params.error.en == "unauthorized"
 	f.owner == "platform"
 }
 
@@ -47,14 +49,14 @@ test_fires_network_timeout_event_only if {
 	fs := image_pull.findings with input as {"pods": [], "events": [_failed_event("w-1", msg)]}
 	some f in fs
 	f.params.image == "nvcr.io/nvidia/pytorch:24.03-py3"
-	f.params.error == "network"
+	f.params.error.en == "network"
 }
 
 test_fires_invalid_name if {
 	pods := [_pod("w-0", "InvalidImageName", `Failed to apply default image tag "Registry/ML:latest ": couldn't parse image reference "Registry/ML:latest ": invalid reference format`)]
 	fs := image_pull.findings with input as {"pods": pods, "events": []}
 	some f in fs
-	f.params.error == "invalid name"
+	f.params.error.en == "invalid name"
 	f.owner == "user"
 }
 

@@ -2,6 +2,8 @@ package traindoc.rules.pod.preempted_test
 
 import data.traindoc.rules.pod.preempted
 
+# Not lib/testing's pod: pods by name with the conditions each case sets,
+# without containers.
 _pod(name, conds) := {"name": name, "namespace": "ml", "phase": "Failed", "conditions": conds, "containers": []}
 
 test_fires_scheduler_preemption if {

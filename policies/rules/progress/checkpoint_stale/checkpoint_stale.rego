@@ -9,8 +9,8 @@
 #   severity: warning
 #   owner: user
 #   message:
-#     en: "Checkpoints are stale: {{.detail}}."
-#     zh: "检查点已过期：{{.detail}}。"
+#     en: "Checkpoints are stale: {{.detail.en}}."
+#     zh: "检查点已过期：{{.detail.zh}}。"
 #   remediation:
 #     en: |
 #       - Check the checkpoint callback is configured (`save_steps`/`save_strategy`, `--save-interval`, Ray Train `CheckpointConfig`) and writes where you look.
@@ -61,7 +61,7 @@ findings contains f if {
 	gap > _th.checkpoint_stale_seconds
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"detail": sprintf("the newest checkpoint is %v hours older than the newest step", [round(gap / 360) / 10])},
+		"params": {"detail": _hours_behind(round(gap / 360) / 10)},
 		"evidence": _evidence(sprintf("latest checkpoint step %v at %s; last step %v at %s", [object.get(_listing, "latestStep", "?"), ct, _last_step, _last_step_time])),
 		"time": ct,
 	}
@@ -76,10 +76,26 @@ findings contains f if {
 	_last_step - cs > _th.checkpoint_stale_steps
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"detail": sprintf("the newest checkpoint (step %v) is %v steps behind the current step", [cs, _last_step - cs])},
+		"params": {"detail": _steps_behind(cs, _last_step - cs)},
 		"evidence": _evidence(sprintf("latest checkpoint step %v; last step %v", [cs, _last_step])),
 		"time": object.get(_listing, "latestTime", _last_step_time),
 	}
+}
+
+# The details in both languages of the message.
+_hours_behind(h) := {
+	"en": sprintf("the newest checkpoint is %v hours older than the newest step", [h]),
+	"zh": sprintf("最新检查点比最新的 step 早 %v 小时", [h]),
+}
+
+_steps_behind(step, n) := {
+	"en": sprintf("the newest checkpoint (step %v) is %v steps behind the current step", [step, n]),
+	"zh": sprintf("最新检查点（step %v）落后当前 step %v 步", [step, n]),
+}
+
+_none_after(h) := {
+	"en": sprintf("no checkpoint after %v hours of running", [h]),
+	"zh": sprintf("已运行 %v 小时仍没有任何检查点", [h]),
 }
 
 _time_stale if {
@@ -99,7 +115,7 @@ findings contains f if {
 	age > _th.checkpoint_stale_seconds
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"detail": sprintf("no checkpoint after %v hours of running", [round(age / 360) / 10])},
+		"params": {"detail": _none_after(round(age / 360) / 10)},
 		"evidence": _evidence(sprintf("checkpoint listing is empty; job started %s", [start])),
 		"time": start,
 	}

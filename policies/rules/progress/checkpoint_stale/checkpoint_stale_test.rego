@@ -14,7 +14,7 @@ test_fires_when_steps_far_ahead if {
 	fs := checkpoint_stale.findings with input as _job({"known": true, "lastStep": 9000, "lastStepTime": "2026-03-01T11:59:00Z"}, {"checkpoints": ck})
 	count(fs) == 1
 	some f in fs
-	f.params.detail == "the newest checkpoint (step 500) is 8500 steps behind the current step"
+	f.params.detail == {"en": "the newest checkpoint (step 500) is 8500 steps behind the current step", "zh": "最新检查点（step 500）落后当前 step 8500 步"}
 }
 
 test_fires_when_old if {

@@ -11,8 +11,8 @@
 #   owner: user
 #   explains: [progress.stalled, progress.throughput-drop, progress.checkpoint-stale]
 #   message:
-#     en: "GPUs are idle on {{.where}} ({{.signal}})."
-#     zh: "{{.where}} 上的 GPU 空闲（{{.signal}}）。"
+#     en: "GPUs are idle on {{.where.en}} ({{.signal.en}})."
+#     zh: "{{.where.zh}}的 GPU 空闲（{{.signal.zh}}）。"
 #   remediation:
 #     en: |
 #       - Check the training process is alive and past data loading (`py-spy dump`), and that it uses CUDA (`torch.cuda.is_available()`, the device of the model).
@@ -41,7 +41,10 @@ findings contains f if {
 	smi.avgUtilization <= config.thresholds.gpu_idle_percent
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"where": "the pods' GPUs", "signal": "nvidia-smi"},
+		"params": {
+			"where": {"en": "the pods' GPUs", "zh": "Pod 上"},
+			"signal": {"en": "nvidia-smi", "zh": "nvidia-smi"},
+		},
 		"evidence": [{
 			"kind": "exec",
 			"source": sprintf("pod %s nvidia-smi", [pod.name]),
@@ -62,7 +65,10 @@ findings contains f if {
 	rs.gpusUsed == 0
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
-		"params": {"where": "the Ray cluster", "signal": "ray status: 0 GPUs in use"},
+		"params": {
+			"where": {"en": "the Ray cluster", "zh": "Ray 集群中"},
+			"signal": {"en": "ray status: 0 GPUs in use", "zh": "ray status 显示 0 个 GPU 在用"},
+		},
 		"evidence": [{
 			"kind": "exec",
 			"source": sprintf("pod %s ray status", [pod.name]),

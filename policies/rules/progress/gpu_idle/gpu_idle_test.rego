@@ -11,7 +11,8 @@ _job(exec) := {
 test_fires_on_ray_zero_gpus if {
 	fs := gpu_idle.findings with input as _job({"rayStatus": {"file": "exec/verl-head/ray-status.txt", "gpusUsed": 0, "gpusTotal": 32, "cpusUsed": 1, "cpusTotal": 384}})
 	some f in fs
-	f.params.signal == "ray status: 0 GPUs in use"
+	f.params.signal == {"en": "ray status: 0 GPUs in use", "zh": "ray status 显示 0 个 GPU 在用"}
+	f.params.where.zh == "Ray 集群中"
 	f.severity == "error"
 }
 

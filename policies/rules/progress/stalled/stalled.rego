@@ -9,8 +9,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "No progress for {{.minutes}} minutes (last {{.basis}} at {{.since}})."
-#     zh: "已经 {{.minutes}} 分钟没有进展（最后一次{{.basis}}在 {{.since}}）。"
+#     en: "No progress for {{.minutes}} minutes (last {{.basis.en}} at {{.since}})."
+#     zh: "已经 {{.minutes}} 分钟没有进展（最后{{.basis.zh}}的时间为 {{.since}}）。"
 #   remediation:
 #     en: |
 #       - Dump the Python stacks of every rank while it hangs (`py-spy dump --pid <pid>` in each pod) and compare: the rank in a different place is the culprit.
@@ -39,6 +39,12 @@ _last := ["step", t] if {
 	t != ""
 }
 
+# What progress was last seen, in both languages of the message.
+_basis := {
+	"step": {"en": "step", "zh": "一个训练步"},
+	"log line": {"en": "log line", "zh": "一行日志"},
+}
+
 findings contains f if {
 	input.phase == "Running"
 	[basis, t] := _last
@@ -46,7 +52,7 @@ findings contains f if {
 	age > config.thresholds.stall_seconds
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
-		"params": {"minutes": round(age / 60), "basis": basis, "since": t},
+		"params": {"minutes": round(age / 60), "basis": _basis[basis], "since": t},
 		"evidence": [{
 			"kind": "progress",
 			"source": object.get(input.progress, "source", "logs"),

@@ -9,7 +9,7 @@ test_fires_when_steps_and_logs_stopped if {
 	count(fs) == 1
 	some f in fs
 	f.params.minutes == 90
-	f.params.basis == "step"
+	f.params.basis == {"en": "step", "zh": "一个训练步"}
 	f.severity == "error"
 	f.subject == {"kind": "PyTorchJob", "name": "gpt"}
 }

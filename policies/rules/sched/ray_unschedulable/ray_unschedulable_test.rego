@@ -2,6 +2,8 @@ package traindoc.rules.sched.ray_unschedulable_test
 
 import data.traindoc.rules.sched.ray_unschedulable
 
+# Not lib/testing's pod: a Ray head pod with its log and the `ray status`
+# output collected from it.
 _pod(matches, progress, status) := {
 	"name": "grpo-head-x", "namespace": "rl", "phase": "Running", "nodeName": "cpu-1", "conditions": [], "replicaType": "head",
 	"containers": [{

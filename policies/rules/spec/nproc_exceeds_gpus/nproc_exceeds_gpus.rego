@@ -27,6 +27,7 @@
 package traindoc.rules.spec.nproc_exceeds_gpus
 
 import data.traindoc.lib.k8s
+import data.traindoc.lib.launch
 
 _groups := g if {
 	is_array(input.replicas)
@@ -38,35 +39,12 @@ _gpu_groups contains g if {
 	object.get(g.template, "gpuLimit", 0) > 0
 }
 
-# The job-level setting wins; then the T9k torchrun config; then the
-# launcher's command line in the group's containers.
-_nproc(g) := [n, "nprocPerNode", "spec"] if {
-	g
-	n := object.get(input.spec, "procsPerNodeCount", 0)
-	n > 0
-} else := [n, "torchrunConfig.procPerNode", "spec.torchrunConfig.procPerNode"] if {
-	p := object.get(object.get(input.spec, "torchrun", {}), "procPerNode", "")
-	regex.match(`^[0-9]+$`, p)
-	n := to_number(p)
-} else := [n, "--nproc_per_node", sprintf("template.containers[%s]", [c.name])] if {
-	some c in object.get(g.template, "containers", [])
-	line := concat(" ", array.concat(object.get(c, "command", []), object.get(c, "args", [])))
-	m := regex.find_all_string_submatch_n(`--nproc[_-]per[_-]node[= ]+([0-9]+)\b`, line, 1)
-	count(m) > 0
-	n := to_number(m[0][1])
-} else := [n, "PET_NPROC_PER_NODE", sprintf("template.containers[%s].env", [c.name])] if {
-	some c in object.get(g.template, "containers", [])
-	p := object.get(object.get(c, "env", {}), "PET_NPROC_PER_NODE", "")
-	regex.match(`^[0-9]+$`, p)
-	n := to_number(p)
-}
-
 findings contains f if {
 	some gpus in {g.template.gpuLimit | some g in _gpu_groups}
 	over := [[g, x] |
 		some g in _gpu_groups
 		g.template.gpuLimit == gpus
-		x := _nproc(g)
+		x := launch.nproc(g)
 		x[0] > gpus
 	]
 	count(over) > 0
