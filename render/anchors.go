@@ -16,7 +16,10 @@ import (
 
 // githubSlug is the anchor GitHub gives a heading whose text is s: lower
 // case; letters, marks, numbers, '_' and '-' kept; each space a '-';
-// everything else dropped.
+// everything else dropped. It is not a file name: it keeps non-ASCII
+// letters and has no length bound, because it must equal the id the forge
+// computes (file names use internal/fsname, the site's page names
+// site.slug).
 func githubSlug(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {

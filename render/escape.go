@@ -208,20 +208,27 @@ func trimEvidence(text string) trimmed {
 	return t
 }
 
-// timeLayout is the one time format of every report, in UTC, for both
-// languages: unambiguous and sortable.
-const timeLayout = "2006-01-02 15:04:05 UTC"
+// TimeLayout is the one time format of every report, in UTC, for both
+// languages: unambiguous and sortable. The site's lists use MinuteLayout,
+// where seconds are noise.
+const (
+	TimeLayout   = "2006-01-02 15:04:05 UTC"
+	MinuteLayout = "2006-01-02 15:04"
+)
 
-// formatTime shows an RFC 3339 time in UTC. Unparseable input is shown as
-// it is (escaped by the caller) rather than dropped.
-func formatTime(s string) string {
+// FormatTime shows an RFC 3339 time (fractional seconds allowed) in UTC
+// with layout. Unparseable input is shown as it is (escaped by the
+// caller) rather than dropped; "" stays "".
+func FormatTime(s, layout string) string {
 	if s == "" {
 		return ""
 	}
-	for _, layout := range []string{time.RFC3339Nano, time.RFC3339} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC().Format(timeLayout)
-		}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return s
 	}
-	return s
+	return t.UTC().Format(layout)
 }
+
+// formatTime is FormatTime with the reports' layout.
+func formatTime(s string) string { return FormatTime(s, TimeLayout) }

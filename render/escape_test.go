@@ -174,7 +174,7 @@ func TestHeadingIDs(t *testing.T) {
 		`<h2 id="证据-1">`,
 		`<h2 id="evidence--more">`,
 		`<h3 id="-primary-cause">`,
-		`<h2 id="` + slugify("PyTorchJob ml-team/llama13b-sft") + `">`,
+		`<h2 id="` + githubSlug("PyTorchJob ml-team/llama13b-sft") + `">`,
 	} {
 		if !strings.Contains(string(html), want) {
 			t.Errorf("missing %s in\n%s", want, html)

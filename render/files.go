@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/fsname"
 )
 
 // WriteJobFiles writes, for every job, <namespace>/<name>.<lang>.md and
@@ -28,8 +29,8 @@ func WriteJobFiles(outDir string, rep *report.Report, opts Options) ([]string, e
 	var written []string
 	for i := range rep.Jobs {
 		j := &rep.Jobs[i]
-		dir := safeName(j.Namespace)
-		base := uniqueBase(used, dir, safeName(j.Name), safeName(strings.ToLower(j.Kind)))
+		dir := fsname.Safe(j.Namespace)
+		base := uniqueBase(used, dir, fsname.Safe(j.Name), fsname.Safe(strings.ToLower(j.Kind)))
 		for _, lang := range Languages {
 			md := jobMarkdown(j, rep, lang, version)
 			page, err := markdownPage(md, jobHeading(j)+" · "+T(lang, "report.title"), lang, version)
@@ -55,28 +56,6 @@ func WriteJobFiles(outDir string, rep *report.Report, opts Options) ([]string, e
 		}
 	}
 	return written, nil
-}
-
-// safeName reduces a Kubernetes name (or anything an attacker put in a
-// snapshot) to letters, digits, '-', '_' and '.', never "", "." or "..".
-func safeName(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('_')
-		}
-		if b.Len() >= 200 {
-			break
-		}
-	}
-	out := strings.TrimLeft(b.String(), ".")
-	if out == "" {
-		out = "_"
-	}
-	return out
 }
 
 // uniqueBase returns name, or name-kind, or name-kind-N, whichever is not

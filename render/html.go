@@ -70,10 +70,6 @@ func (h *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 
 func (h *headingIDs) Put(value []byte) { h.used[string(value)] = 0 }
 
-// slugify is the GitHub heading-anchor algorithm (kept for callers that
-// name ids of their own text).
-func slugify(s string) string { return githubSlug(s) }
-
 // reportTransformer assigns heading ids and turns the report's
 // plain-Markdown conventions into markup for the stylesheet: badges,
 // verdict paragraphs, table cell labels for narrow screens, and quoted text

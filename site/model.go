@@ -319,18 +319,9 @@ func sortedCopy(xs []string) []string {
 	return out
 }
 
-// formatTime shows an RFC 3339 time as "2006-01-02 15:04" in UTC; text
-// that is not a time is shown as it is.
-func formatTime(s string) string {
-	if s == "" {
-		return ""
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return s
-	}
-	return t.UTC().Format("2006-01-02 15:04")
-}
+// formatTime is how the site's lists show a time: the reports' own
+// parsing, to the minute.
+func formatTime(s string) string { return render.FormatTime(s, render.MinuteLayout) }
 
 // shortTime is formatTime without the year, for chart axes.
 func shortTime(s string) string {

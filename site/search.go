@@ -2,9 +2,11 @@ package site
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -57,7 +59,7 @@ func searchIndex(m *model, lang string) ([]byte, error) {
 	for _, r := range m.Rules {
 		entries = append(entries, searchEntry{
 			Type: "rule", ID: r.Slug, URL: "rules/" + r.Slug + ".html",
-			Title: firstNonEmpty(r.Title.In(lang), r.ID), Sub: r.ID,
+			Title: cmp.Or(r.Title.In(lang), r.ID), Sub: r.ID,
 			Text: clip(joinNonEmpty([]string{r.ID, r.Category, categoryLabel(lang, r.Category), r.Description.In(lang),
 				r.Title.In(other), categoryLabel(other, r.Category), r.Description.In(other)}), maxSearchText),
 		})
@@ -96,12 +98,7 @@ func jobSearchParts(j *jobView, lang, other string) []string {
 		for _, s := range f.Subjects {
 			parts = append(parts, s.Name, s.Node)
 		}
-		names := make([]string, 0, len(f.Params))
-		for k := range f.Params {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
+		for _, k := range slices.Sorted(maps.Keys(f.Params)) {
 			if s, ok := f.Params[k].(string); ok {
 				parts = append(parts, s)
 			}
@@ -150,15 +147,6 @@ func joinNonEmpty(parts []string) string {
 		}
 	}
 	return strings.Join(keep, " · ")
-}
-
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // clip cuts s to at most n bytes on a rune boundary.

@@ -12,10 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"io/fs"
-	"os"
-	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -67,14 +63,6 @@ var templateFS embed.FS
 
 //go:embed assets/site.css assets/site.js
 var assetFS embed.FS
-
-// ErrNotSite means the output folder holds files but no earlier site.
-var ErrNotSite = errors.New("folder is not empty and holds no earlier site")
-
-// marker is written at the top of the output folder; a later build only
-// clears a folder that has it, so pointing --out at the wrong directory
-// cannot delete anything that is not a traindoc site.
-const marker = ".traindoc-site"
 
 // SortRuns orders runs oldest first by collectedAt. The sort is stable so
 // runs with the same time keep the order they were given in.
@@ -131,58 +119,6 @@ func Render(in Input) (Files, error) {
 		}
 	}
 	return files, nil
-}
-
-// Build renders the site and writes it to dir. A previous site in dir is
-// replaced; a non-empty dir that is not a site is refused.
-func Build(in Input, dir string) error {
-	files, err := Render(in)
-	if err != nil {
-		return err
-	}
-	return Write(files, dir)
-}
-
-// Write writes files under dir, first removing what an earlier build
-// wrote there.
-func Write(files Files, dir string) error {
-	if err := clearOld(dir); err != nil {
-		return err
-	}
-	for _, p := range files.Paths() {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return fmt.Errorf("write site: %w", err)
-		}
-		if err := os.WriteFile(full, files[p], 0o644); err != nil {
-			return fmt.Errorf("write site: %w", err)
-		}
-	}
-	return nil
-}
-
-// clearOld empties dir when it holds an earlier site, so that pages of jobs
-// gone from the input do not linger.
-func clearOld(dir string) error {
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("write site: %w", err)
-	}
-	if len(entries) == 0 {
-		return nil
-	}
-	if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
-		return fmt.Errorf("write site: %s: %w (no %s file); choose an empty folder", dir, ErrNotSite, marker)
-	}
-	for _, name := range []string{"en", "zh", "assets", "index.html", marker} {
-		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("write site: %w", err)
-		}
-	}
-	return nil
 }
 
 func renderLanguage(tpl map[string]*template.Template, files Files, m *model, lang string) error {
@@ -266,189 +202,6 @@ func jobBody(m *model, j *jobView, lang string) (template.HTML, error) {
 	// Safe: goldmark output with raw HTML disabled, plus links whose
 	// targets are slugs.
 	return template.HTML(linked), nil
-}
-
-// page is what every template receives: the language, where the page is
-// (for relative links) and its data.
-type page struct {
-	Lang  string
-	Path  string
-	Title string
-	Site  *model
-	Data  any
-}
-
-// T is a site UI string in the page's language.
-func (p *page) T(key string) string { return label(p.Lang, key) }
-
-// Tf is T with {name} placeholders filled from name, value pairs.
-func (p *page) Tf(key string, pairs ...any) string { return labelf(p.Lang, key, pairs...) }
-
-// Tx picks the page's language from a report text.
-func (p *page) Tx(t report.Text) string { return t.In(p.Lang) }
-
-// HTMLLang is the value of <html lang>.
-func (p *page) HTMLLang() string {
-	if p.Lang == "zh" {
-		return "zh-CN"
-	}
-	return "en"
-}
-
-// Other is the other language.
-func (p *page) Other() string {
-	if p.Lang == "zh" {
-		return "en"
-	}
-	return "zh"
-}
-
-// Root is the relative URL from this page to a path from the site root.
-// Links end in a file name, never a folder: file:// shows folders as
-// listings instead of opening their index.html.
-func (p *page) Root(target string) string { return relPath(p.Path, target) }
-
-// relPath is the shortest relative URL from the page at from to target,
-// both slash-separated paths from the site root.
-func relPath(from, target string) string {
-	dir := strings.Split(path.Dir(from), "/")
-	if dir[0] == "." {
-		dir = nil
-	}
-	to := strings.Split(target, "/")
-	i := 0
-	for i < len(dir) && i < len(to)-1 && dir[i] == to[i] {
-		i++
-	}
-	return strings.Repeat("../", len(dir)-i) + strings.Join(to[i:], "/")
-}
-
-// Href is the relative URL of a page in this page's language.
-func (p *page) Href(rel string) string { return p.Root(p.Lang + "/" + rel) }
-
-// Alt is the same page in lang.
-func (p *page) Alt(lang string) string {
-	rest := strings.TrimPrefix(p.Path, p.Lang+"/")
-	return p.Root(lang + "/" + rest)
-}
-
-// IsPage reports whether this page is rel in its language tree, for
-// aria-current in the navigation.
-func (p *page) IsPage(prefix string) bool {
-	return strings.HasPrefix(strings.TrimPrefix(p.Path, p.Lang+"/"), prefix)
-}
-
-// JobHref links to a job page by slug.
-func (p *page) JobHref(j *jobView) string { return p.Href("jobs/" + j.Slug + ".html") }
-
-// RuleHref links to a rule page; "" when the rule is unknown.
-func (p *page) RuleHref(id string) string {
-	if r := p.Site.ruleByID[id]; r != nil {
-		return p.Href("rules/" + r.Slug + ".html")
-	}
-	return ""
-}
-
-// CatHref links to a category page; "" when the category is unknown.
-func (p *page) CatHref(name string) string {
-	if c := p.Site.catByID[name]; c != nil {
-		return p.Href("categories/" + c.Slug + ".html")
-	}
-	return ""
-}
-
-// Cat is a category's name for people, falling back to its ID.
-func (p *page) Cat(name string) string { return categoryLabel(p.Lang, name) }
-
-// Sev, Owner and Layer translate enumerations with the reports' terms,
-// keeping unknown values.
-func (p *page) Sev(s string) string   { return render.SeverityLabel(p.Lang, s) }
-func (p *page) Owner(s string) string { return render.OwnerShort(p.Lang, s) }
-func (p *page) Layer(s string) string { return render.LayerLabel(p.Lang, s) }
-func (p *page) Time(s string) string  { return formatTime(s) }
-
-func categoryLabel(lang, name string) string { return render.CategoryLabel(lang, name) }
-
-// Namespaces, Kinds, Owners and CategoriesUsed are the filter choices on
-// the index.
-func (m *model) Namespaces() []string {
-	return distinct(m.Jobs, func(j *jobView) string { return j.Namespace })
-}
-func (m *model) Kinds() []string { return distinct(m.Jobs, func(j *jobView) string { return j.Kind }) }
-func (m *model) Owners() []string {
-	return distinct(m.Jobs, func(j *jobView) string { return j.Owner })
-}
-func (m *model) CategoriesUsed() []string {
-	return distinct(m.Jobs, func(j *jobView) string { return j.Category })
-}
-
-// HealthyCount, Unhealthy and Held count the latest run's jobs by state;
-// a suspended job or one in debug mode is held, not failing.
-func (m *model) HealthyCount() int { return m.countState(render.StateHealthy) }
-func (m *model) Unhealthy() int    { return m.countState(render.StateUnhealthy) }
-func (m *model) Held() int {
-	return m.countState(render.StateSuspended) + m.countState(render.StateDebug)
-}
-
-func (m *model) countState(s string) int {
-	n := 0
-	for _, j := range m.Jobs {
-		if j.State == s {
-			n++
-		}
-	}
-	return n
-}
-
-// States are the job states present, for the index filter.
-func (m *model) States() []string {
-	return distinct(m.Jobs, func(j *jobView) string { return j.State })
-}
-
-// ChangeTitle says since when a failure recurs, for a tooltip.
-func (p *page) ChangeTitle(c *change) string {
-	if c.Status == statusRecurring {
-		return p.Tf("change.recurring_title", "n", c.Streak, "since", formatTime(c.Since))
-	}
-	return p.T("change." + c.Status + "_title")
-}
-
-// State names a job state for people.
-func (p *page) State(s string) string { return render.StateLabel(p.Lang, s) }
-
-// TopCategories are the categories most often primary among unhealthy
-// jobs, at most six.
-func (m *model) TopCategories() []*categoryView {
-	var out []*categoryView
-	for _, c := range m.Categories {
-		if c.Primary > 0 && c.Name != report.CategoryHealthy {
-			out = append(out, c)
-		}
-	}
-	sort.SliceStable(out, func(a, b int) bool {
-		if out[a].Primary != out[b].Primary {
-			return out[a].Primary > out[b].Primary
-		}
-		return out[a].Name < out[b].Name
-	})
-	if len(out) > 6 {
-		out = out[:6]
-	}
-	return out
-}
-
-// Example is the worked example of a user rule on the catalogue page.
-func (m *model) Example() []exampleFile { return exampleRule() }
-
-// RulesOfLayer and CategoriesOfLayer group the catalogue pages.
-func (m *model) CategoriesOfLayer(layer string) []*categoryView {
-	var out []*categoryView
-	for _, c := range m.Categories {
-		if c.Layer == layer {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func parseTemplates() (map[string]*template.Template, error) {

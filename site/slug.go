@@ -16,6 +16,12 @@ const maxSlug = 120
 // '-', '_' and single dots, never starting with a dot. Lower-casing keeps
 // names distinct on case-insensitive file systems; collisions are resolved
 // by the caller.
+//
+// It differs from internal/fsname.Safe on purpose: a slug is part of a
+// page's URL, which people read and share, so it is lower case, folds runs
+// of separators into one '-' and is shorter; fsname keeps a valid object
+// name as it is, so that a snapshot's or a report's files carry the
+// object's own name. Changing either would move every published page.
 func slug(s string) string {
 	var b strings.Builder
 	lastSep := true

@@ -1,6 +1,8 @@
 package site
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -442,7 +444,7 @@ func hotNodes(runs []*report.Report) []hotNode {
 		if len(a.jobs) < 2 {
 			continue
 		}
-		out = append(out, hotNode{Name: name, Jobs: keys(a.jobs), Runs: len(a.runs), Categories: keys(a.cats), LastSeen: a.last})
+		out = append(out, hotNode{Name: name, Jobs: slices.Sorted(maps.Keys(a.jobs)), Runs: len(a.runs), Categories: slices.Sorted(maps.Keys(a.cats)), LastSeen: a.last})
 	}
 	sort.Slice(out, func(a, b int) bool {
 		if len(out[a].Jobs) != len(out[b].Jobs) {
@@ -582,14 +584,5 @@ func rollups(runs []*report.Report, key func(*report.Job) string) []rollup {
 		}
 		return out[a].Name < out[b].Name
 	})
-	return out
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

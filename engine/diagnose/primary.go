@@ -37,6 +37,8 @@ type causality struct {
 	fs  []report.Finding
 }
 
+// explains says whether finding a's category explains b's and a was not
+// first seen later than b (within causalSlack).
 func (c *causality) explains(a, b int) bool {
 	fs := c.fs
 	// A category explains its own kind only where the taxonomy says so (a
@@ -50,6 +52,8 @@ func (c *causality) explains(a, b int) bool {
 	return !okA || !okB || !ta.After(tb.Add(causalSlack))
 }
 
+// causes is the one home of the mutual-explanation rule: k causes i when
+// k explains i, unless i explains k too and was seen first.
 func (c *causality) causes(k, i int) bool {
 	return c.explains(k, i) && !(c.explains(i, k) && before(c.fs[i].FirstSeen, c.fs[k].FirstSeen))
 }
@@ -107,20 +111,22 @@ func (c *causality) riskCauseOf(i int) int {
 	return -1
 }
 
-// roots are the faults no other fault causes, best first.
-func (c *causality) roots() []int {
-	var out []int
+// root says whether finding i is a fault no other fault or hold causes.
+func (c *causality) root(i int) bool { return c.fault(i) && c.causeOf(i, -1) < 0 }
+
+// best returns the best of the findings for which keep holds, or -1.
+func (c *causality) best(keep func(int) bool) int {
+	var idx []int
 	for i := range c.fs {
-		if c.fault(i) && c.causeOf(i, -1) < 0 {
-			out = append(out, i)
+		if keep(i) {
+			idx = append(idx, i)
 		}
 	}
-	c.sortBest(out)
-	return out
-}
-
-func (c *causality) sortBest(idx []int) {
+	if len(idx) == 0 {
+		return -1
+	}
 	sort.SliceStable(idx, func(a, b int) bool { return c.less(&c.fs[idx[a]], &c.fs[idx[b]]) })
+	return idx[0]
 }
 
 // less orders candidate primaries: highest severity, then the taxonomy's
@@ -161,18 +167,47 @@ func choosePrimary(tax taxonomy, j *report.Job) {
 	for i := range c.fs {
 		c.fs[i].Risk = tax.Risk(c.fs[i].Category)
 	}
-	// A fault counts against the job unless it follows from a hold.
-	j.State = report.StateHealthy
-	for i := range c.fs {
-		if c.fault(i) && report.SeverityRank(c.fs[i].Severity) >= report.SeverityRank(report.SeverityWarning) && !c.held(c.rootOf(i)) {
-			j.State = report.StateUnhealthy
-		}
-	}
-	if j.State == report.StateHealthy && slices.ContainsFunc(c.fs, func(f report.Finding) bool { return tax.Held(f.Category) && !f.Acknowledged }) {
-		j.State = report.StateHeld
-	}
+	j.State = c.verdict()
 	j.Healthy = j.State == report.StateHealthy
 	primary := pickPrimary(c, j.State)
+	c.markConsequences(primary)
+	if primary >= 0 {
+		p := c.fs[primary]
+		j.Primary = &p
+	} else {
+		j.Primary = noFinding()
+	}
+	j.Retryable = !j.Healthy && tax.Retryable(j.Primary.Category)
+	j.Findings = c.reported(j.Healthy)
+	sortFindings(j.Findings, j.Primary.ID)
+}
+
+// atLeastWarning says whether a finding of severity s is bad enough to
+// decide a verdict or to name a cause.
+func atLeastWarning(s string) bool {
+	return report.SeverityRank(s) >= report.SeverityRank(report.SeverityWarning)
+}
+
+// verdict is step 2: unhealthy when a fault at warning or above does not
+// follow from a hold; else held when someone holds the job; else healthy.
+func (c *causality) verdict() string {
+	for i := range c.fs {
+		if c.fault(i) && atLeastWarning(c.fs[i].Severity) && !c.held(c.rootOf(i)) {
+			return report.StateUnhealthy
+		}
+	}
+	for i := range c.fs {
+		if c.held(i) {
+			return report.StateHeld
+		}
+	}
+	return report.StateHealthy
+}
+
+// markConsequences is step 4: every fault or hold another one causes
+// becomes its consequence, preferably the primary's; one a risk predicted
+// names the risk as its cause without becoming a consequence.
+func (c *causality) markConsequences(primary int) {
 	for i := range c.fs {
 		if !c.cause(i) {
 			continue
@@ -183,77 +218,53 @@ func choosePrimary(tax taxonomy, j *report.Job) {
 			c.fs[i].CausedBy = c.fs[k].ID
 		}
 	}
-	if primary >= 0 {
-		p := c.fs[primary]
-		j.Primary = &p
-	} else {
-		j.Primary = noFinding()
-	}
-	j.Retryable = !j.Healthy && tax.Retryable(j.Primary.Category)
-	// Fallback findings ("no more specific cause found") that something
-	// explains are not reported at all, nor is a healthy finding on a job
-	// that is not healthy: it would contradict the verdict.
+}
+
+// reported drops what the report must not show: fallback findings ("no
+// more specific cause found") that something explains, and a healthy
+// finding on a job that is not healthy, which would contradict the
+// verdict. It reuses the findings' backing array.
+func (c *causality) reported(healthy bool) []report.Finding {
 	kept := c.fs[:0]
 	for _, f := range c.fs {
-		if (f.Consequence && tax.Fallback(f.Category)) || (!j.Healthy && f.Category == report.CategoryHealthy) {
+		if (f.Consequence && c.tax.Fallback(f.Category)) || (!healthy && f.Category == report.CategoryHealthy) {
 			continue
 		}
 		kept = append(kept, f)
 	}
-	j.Findings = kept
-	sortFindings(j.Findings, j.Primary.ID)
+	return kept
 }
 
-// dropJobFallbacks removes job-level fallback findings when the job has
-// another fault at warning or above that names a cause.
+// dropJobFallbacks is step 1: it removes job-level fallback findings when
+// the job has another fault at warning or above that names a cause.
 func dropJobFallbacks(tax taxonomy, j *report.Job) {
-	other := false
-	for _, f := range j.Findings {
-		if f.Category != report.CategoryHealthy && !tax.Risk(f.Category) && !tax.JobFallback(f.Category) && !tax.NoCause(f.Category) && !f.Acknowledged &&
-			report.SeverityRank(f.Severity) >= report.SeverityRank(report.SeverityWarning) {
-			other = true
-		}
+	namesCause := func(f report.Finding) bool {
+		return f.Category != report.CategoryHealthy && !tax.Risk(f.Category) && !tax.JobFallback(f.Category) &&
+			!tax.NoCause(f.Category) && !f.Acknowledged && atLeastWarning(f.Severity)
 	}
-	if !other {
+	if !slices.ContainsFunc(j.Findings, namesCause) {
 		return
 	}
 	j.Findings = slices.DeleteFunc(j.Findings, func(f report.Finding) bool { return tax.JobFallback(f.Category) })
 }
 
+// pickPrimary is step 3: the best root fault of an unhealthy job, the
+// best hold of a held job, the healthy finding of a healthy one.
 func pickPrimary(c *causality, state string) int {
 	switch state {
 	case report.StateHealthy:
-		for i := range c.fs {
-			if c.fs[i].Category == report.CategoryHealthy {
-				return i
-			}
+		if i := slices.IndexFunc(c.fs, func(f report.Finding) bool { return f.Category == report.CategoryHealthy }); i >= 0 {
+			return i
 		}
 	case report.StateHeld:
-		var held []int
-		for i := range c.fs {
-			if c.held(i) {
-				held = append(held, i)
-			}
-		}
-		c.sortBest(held)
-		return held[0]
+		return c.best(c.held)
 	}
-	if roots := c.roots(); len(roots) > 0 {
-		return roots[0]
+	if i := c.best(c.root); i >= 0 {
+		return i
 	}
 	// Every fault is caused by another (a cycle with no times): take the
 	// best fault.
-	var faults []int
-	for i := range c.fs {
-		if c.fault(i) {
-			faults = append(faults, i)
-		}
-	}
-	if len(faults) == 0 {
-		return -1
-	}
-	c.sortBest(faults)
-	return faults[0]
+	return c.best(c.fault)
 }
 
 // sortFindings orders findings as reports read them: the primary, the

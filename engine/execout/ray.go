@@ -1,6 +1,7 @@
 package execout
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"regexp"
@@ -107,7 +108,7 @@ func ParseRayJobList(r io.Reader) ([]evidence.RayJobInfo, error) {
 			body, after := balanced(rest[i+len(kind)-1:])
 			fields := reprFields(body)
 			job := evidence.RayJobInfo{
-				ID:         firstNonEmpty(fields["submission_id"], fields["job_id"]),
+				ID:         cmp.Or(pyString(fields["submission_id"]), pyString(fields["job_id"])),
 				Status:     enumValue(fields["status"]),
 				Entrypoint: fields["entrypoint"],
 				Message:    fields["message"],
@@ -243,6 +244,11 @@ func enumValue(s string) string {
 		}
 		s = strings.Trim(s, " <>'\"")
 	}
+	return pyString(s)
+}
+
+// pyString is a repr field's value with Python's None read as unset.
+func pyString(s string) string {
 	if s == "None" {
 		return ""
 	}
@@ -266,15 +272,6 @@ func dictKeyBefore(s string) string {
 		return ""
 	}
 	return s[j+1 : len(s)-1]
-}
-
-func firstNonEmpty(vs ...string) string {
-	for _, v := range vs {
-		if v != "" && v != "None" {
-			return v
-		}
-	}
-	return ""
 }
 
 // namesNode says whether a node-status line's second field is a node id.

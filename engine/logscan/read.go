@@ -139,3 +139,39 @@ func (b *lineBuf) parts() (head, tail []byte, skipped int64) {
 	}
 	return head, tail, b.total - int64(len(head)) - int64(len(tail))
 }
+
+// looksBinary decides from the start of a file (NUL bytes already
+// removed): more than a tenth of the bytes are control characters that
+// text does not hold, or do not decode as UTF-8.
+func looksBinary(b []byte) bool {
+	bad := 0
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && !textControl(c) || c == 0x7f {
+				bad++
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			if len(b)-i < utf8.UTFMax && !utf8.FullRune(b[i:]) {
+				break // a rune cut by the sniff window
+			}
+			bad++
+		}
+		i += size
+	}
+	return bad*10 > len(b)
+}
+
+// textControl are the control characters found in text logs: tab, line
+// breaks, form feed, backspace (progress redraws), escape (colours).
+func textControl(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', '\b', 0x1b:
+		return true
+	}
+	return false
+}

@@ -2,9 +2,11 @@ package logscan
 
 import (
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,7 +78,7 @@ func TestTorchrunCUDAOOM(t *testing.T) {
 	lf := scanTestdata(t, s, "torchrun-cuda-oom.log")
 	oom, ok := lf.Matches["cuda-oom"]
 	if !ok {
-		t.Fatalf("no cuda-oom match; matches: %v", keys(lf.Matches))
+		t.Fatalf("no cuda-oom match; matches: %v", slices.Sorted(maps.Keys(lf.Matches)))
 	}
 	if oom.Count != 1 || oom.Groups["size"] != "2.00 GiB" {
 		t.Errorf("cuda-oom = count %d groups %v", oom.Count, oom.Groups)
@@ -192,7 +194,7 @@ func TestCRIFormat(t *testing.T) {
 	lf := scanTestdata(t, s, "cri.log")
 	m, ok := lf.Matches["nccl-watchdog"]
 	if !ok {
-		t.Fatalf("partial CRI records not joined: %v", keys(lf.Matches))
+		t.Fatalf("partial CRI records not joined: %v", slices.Sorted(maps.Keys(lf.Matches)))
 	}
 	if m.Groups["seq"] != "8812" || m.Groups["op"] != "ALLREDUCE" || m.FirstLine != 3 {
 		t.Errorf("nccl-watchdog = %+v", m)
@@ -341,14 +343,6 @@ func TestEmptyInput(t *testing.T) {
 	if lf.Lines != 1 || lf.Tail[0] != "no newline" {
 		t.Errorf("unterminated = %+v", lf)
 	}
-}
-
-func keys[M ~map[string]V, V any](m M) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
 
 // TestSearchShortcuts checks that searching from literal occurrences finds

@@ -2,7 +2,9 @@ package logscan
 
 import (
 	"bytes"
+	"maps"
 	"math/rand"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,7 +82,7 @@ func TestLongLines(t *testing.T) {
 			checkAccounting(t, lf, len(tt.text))
 			for _, id := range tt.want {
 				if _, ok := lf.Matches[id]; !ok {
-					t.Errorf("%s not found; matches %v", id, keys(lf.Matches))
+					t.Errorf("%s not found; matches %v", id, slices.Sorted(maps.Keys(lf.Matches)))
 				}
 			}
 			for _, id := range tt.missing {
@@ -145,7 +147,7 @@ func TestNULBytes(t *testing.T) {
 				t.Fatal("taken as binary")
 			}
 			if _, ok := lf.Matches["ray-worker-failed"]; !ok {
-				t.Errorf("text after NUL bytes not matched: %v", keys(lf.Matches))
+				t.Errorf("text after NUL bytes not matched: %v", slices.Sorted(maps.Keys(lf.Matches)))
 			}
 			if r := skipped(lf, SkipNUL); r.Bytes != tt.nul || lf.SkippedBytes != tt.nul {
 				t.Errorf("skipped %+v", lf.Skipped)
@@ -259,7 +261,7 @@ func TestTerminalOutput(t *testing.T) {
 				}
 			}
 			if len(lf.Matches) != len(tt.want) {
-				t.Errorf("matches %v", keys(lf.Matches))
+				t.Errorf("matches %v", slices.Sorted(maps.Keys(lf.Matches)))
 			}
 			if got := lf.Tail[len(lf.Tail)-1]; got != tt.tail {
 				t.Errorf("tail %q, want %q", got, tt.tail)

@@ -119,7 +119,9 @@ func parseTimestamp(ts []byte) (time.Time, bool) {
 }
 
 // formatTime is the one format every time leaves this package in: UTC,
-// RFC 3339 with as many fraction digits as needed.
+// RFC 3339 with as many fraction digits as needed. It writes evidence for
+// machines, which render.FormatTime later shows to people; the two share
+// a name, not a meaning.
 func formatTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -127,6 +129,7 @@ func formatTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
+// formatTimestamp is formatTime of a log line's timestamp prefix, or "".
 func formatTimestamp(ts []byte) string {
 	if t, ok := parseTimestamp(ts); ok {
 		return formatTime(t)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/finding"
 )
 
 // Rule is one rule package as its METADATA describes it.
@@ -24,14 +24,14 @@ type Rule struct {
 	// SeverityOverride is the severity a user setting gives every finding
 	// of the rule, or "".
 	SeverityOverride string
-	Title            report.Text
-	Description      report.Text
+	Title            finding.Text
+	Description      finding.Text
 	Category         string
 	Layer            string
 	Severity         string
 	Owner            string
-	Message          report.Text
-	Remediation      report.Text
+	Message          finding.Text
+	Remediation      finding.Text
 	// Explains lists categories this rule's findings explain, in addition
 	// to the taxonomy's relation.
 	Explains []string
@@ -160,9 +160,9 @@ func (r *Rule) fill(pkg string, a *ast.Annotations, categories map[string]string
 		s, _ := m[k].(string)
 		return strings.TrimSpace(s)
 	}
-	text := func(k string) report.Text {
+	text := func(k string) finding.Text {
 		m, _ := c[k].(map[string]any)
-		return report.Text{En: str(m, "en"), Zh: str(m, "zh")}
+		return finding.Text{En: str(m, "en"), Zh: str(m, "zh")}
 	}
 	zh, _ := c["zh"].(map[string]any)
 	id, ok := RuleID(pkg)
@@ -173,8 +173,8 @@ func (r *Rule) fill(pkg string, a *ast.Annotations, categories map[string]string
 		return fmt.Errorf("custom.id %q differs from %q, the id the package path gives; remove custom.id", given, id)
 	}
 	r.ID = id
-	r.Title = report.Text{En: strings.TrimSpace(a.Title), Zh: str(zh, "title")}
-	r.Description = report.Text{En: strings.TrimSpace(a.Description), Zh: str(zh, "description")}
+	r.Title = finding.Text{En: strings.TrimSpace(a.Title), Zh: str(zh, "title")}
+	r.Description = finding.Text{En: strings.TrimSpace(a.Description), Zh: str(zh, "description")}
 	r.Category = cmp.Or(str(c, "category"), defaultCategory(pkg))
 	r.Severity = str(c, "severity")
 	r.Owner = str(c, "owner")
@@ -212,10 +212,10 @@ func (r *Rule) fill(pkg string, a *ast.Annotations, categories map[string]string
 		return fmt.Errorf("category %q is not a known category (data.traindoc.taxonomy.categories); set custom.category", r.Category)
 	}
 	r.Layer = layer
-	if !report.ValidSeverity(r.Severity) {
+	if !finding.ValidSeverity(r.Severity) {
 		return fmt.Errorf("custom.severity %q must be info, warning, error or critical", r.Severity)
 	}
-	if r.Owner != report.OwnerUser && r.Owner != report.OwnerPlatform && r.Owner != report.OwnerHardware {
+	if !finding.ValidOwner(r.Owner) {
 		return fmt.Errorf("custom.owner %q must be user, platform or hardware", r.Owner)
 	}
 	for _, eff := range r.Explains {
@@ -224,7 +224,7 @@ func (r *Rule) fill(pkg string, a *ast.Annotations, categories map[string]string
 		}
 	}
 	if r.Message.En == "" {
-		r.Message = report.Text{En: r.Title.En, Zh: r.Title.Zh}
+		r.Message = finding.Text{En: r.Title.En, Zh: r.Title.Zh}
 	}
 	if r.Message.Zh == "" {
 		return fmt.Errorf("custom.message.zh is missing while custom.message.en is set")
@@ -256,7 +256,7 @@ var textFuncs = template.FuncMap{
 // RenderMessage fills the rule's message templates with a finding's
 // parameters. Parameter values are data; they are never parsed as
 // templates.
-func (r *Rule) RenderMessage(params map[string]any) report.Text {
+func (r *Rule) RenderMessage(params map[string]any) finding.Text {
 	run := func(t *template.Template) string {
 		var b bytes.Buffer
 		if err := t.Execute(&b, params); err != nil {
@@ -264,7 +264,7 @@ func (r *Rule) RenderMessage(params map[string]any) report.Text {
 		}
 		return strings.ReplaceAll(b.String(), "<no value>", "?")
 	}
-	return report.Text{En: run(r.msgEn), Zh: run(r.msgZh)}
+	return finding.Text{En: run(r.msgEn), Zh: run(r.msgZh)}
 }
 
 // Rules returns every rule sorted by id.

@@ -19,7 +19,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"gopkg.in/yaml.v3"
 
-	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/finding"
 	"github.com/traindoc/traindoc/policies"
 )
 
@@ -604,7 +604,7 @@ func (e *Engine) decodeFinding(x any) (RawFinding, []Problem, bool) {
 		bad("finding does not decode: %v; it is dropped", err)
 		return f, problems, false
 	}
-	if f.Severity != "" && !report.ValidSeverity(f.Severity) {
+	if f.Severity != "" && !finding.ValidSeverity(f.Severity) {
 		bad("severity %q is not info, warning, error or critical; the rule's %s is used", f.Severity, r.Severity)
 		f.Severity = ""
 	}
@@ -614,7 +614,7 @@ func (e *Engine) decodeFinding(x any) (RawFinding, []Problem, bool) {
 			f.Category = ""
 		}
 	}
-	if f.Owner != "" && f.Owner != report.OwnerUser && f.Owner != report.OwnerPlatform && f.Owner != report.OwnerHardware {
+	if f.Owner != "" && !finding.ValidOwner(f.Owner) {
 		bad("owner %q is not user, platform or hardware; the rule's %s is used", f.Owner, r.Owner)
 		f.Owner = ""
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"gopkg.in/yaml.v3"
 
-	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/finding"
 )
 
 // thresholdSpec is one entry of data.traindoc.lib.config.threshold_schema.
@@ -172,7 +172,7 @@ func (c *settingsChecker) rule(k, v *yaml.Node) {
 			}
 			set.Enabled = &b
 		case "severity":
-			if v.Kind != yaml.ScalarNode || !report.ValidSeverity(v.Value) {
+			if v.Kind != yaml.ScalarNode || !finding.ValidSeverity(v.Value) {
 				c.fail(v, "%s must be info, warning, error or critical, got %s", path, describe(v))
 				return
 			}

@@ -10,24 +10,30 @@ import (
 	"io"
 	"os"
 	"sort"
+
+	"github.com/traindoc/traindoc/engine/finding"
 )
 
 // SchemaVersion identifies the JSON shape of Report.
 const SchemaVersion = "traindoc.report/v1"
 
+// The severities, owners and Text are the rule engine's vocabulary
+// (engine/finding); the report names them too so that its readers (render,
+// site, the CLI) need only this package.
+
 // Severities from lowest to highest.
 const (
-	SeverityInfo     = "info"
-	SeverityWarning  = "warning"
-	SeverityError    = "error"
-	SeverityCritical = "critical"
+	SeverityInfo     = finding.SeverityInfo
+	SeverityWarning  = finding.SeverityWarning
+	SeverityError    = finding.SeverityError
+	SeverityCritical = finding.SeverityCritical
 )
 
 // Owners: who acts on a finding.
 const (
-	OwnerUser     = "user"     // the job's code or configuration
-	OwnerPlatform = "platform" // scheduling, quota, images, network setup
-	OwnerHardware = "hardware" // GPUs, links, nodes
+	OwnerUser     = finding.OwnerUser
+	OwnerPlatform = finding.OwnerPlatform
+	OwnerHardware = finding.OwnerHardware
 )
 
 // CategoryHealthy is the category of the primary finding of a healthy job.
@@ -41,22 +47,10 @@ const (
 )
 
 // SeverityRank orders severities; unknown severities rank lowest.
-func SeverityRank(s string) int {
-	switch s {
-	case SeverityInfo:
-		return 1
-	case SeverityWarning:
-		return 2
-	case SeverityError:
-		return 3
-	case SeverityCritical:
-		return 4
-	}
-	return 0
-}
+func SeverityRank(s string) int { return finding.SeverityRank(s) }
 
 // ValidSeverity reports whether s is one of the four severities.
-func ValidSeverity(s string) bool { return SeverityRank(s) > 0 }
+func ValidSeverity(s string) bool { return finding.ValidSeverity(s) }
 
 // Report is the result of one diagnosis run.
 type Report struct {
@@ -130,18 +124,7 @@ type Job struct {
 func (j *Job) Key() string { return j.Namespace + "/" + j.Name }
 
 // Text is a string in every report language.
-type Text struct {
-	En string `json:"en"`
-	Zh string `json:"zh"`
-}
-
-// In returns the text in lang, falling back to English.
-func (t Text) In(lang string) string {
-	if lang == "zh" && t.Zh != "" {
-		return t.Zh
-	}
-	return t.En
-}
+type Text = finding.Text
 
 // Part is one clause of a structured summary: a catalogue key of
 // internal/i18n with its parameters. Role says how the clause relates to

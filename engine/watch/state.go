@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 )
@@ -162,14 +164,7 @@ func (s *State) prune(now time.Time) {
 }
 
 // Keys are the jobs in the state, sorted.
-func (s *State) Keys() []string {
-	keys := make([]string, 0, len(s.Jobs))
-	for k := range s.Jobs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func (s *State) Keys() []string { return slices.Sorted(maps.Keys(s.Jobs)) }
 
 // Store keeps the state between runs.
 type Store interface {
