@@ -267,9 +267,7 @@ func (w writer) writeClass(b *strings.Builder, ranges []rune) {
 		}
 		if inner := specialsWithin(lo, hi); len(inner) > 0 {
 			// A range spanning a special character: split around it.
-			for _, s := range inner {
-				specials = append(specials, s)
-			}
+			specials = append(specials, inner...)
 			writeRanges(&members, splitAround(lo, hi, inner))
 			continue
 		}
