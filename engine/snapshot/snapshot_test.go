@@ -198,3 +198,55 @@ func TestBadCollectedAt(t *testing.T) {
 		t.Errorf("warnings = %q, collectedAt = %q", s.Warnings, s.CollectedAt)
 	}
 }
+
+// TestParseObjectsLines: a syntax error is reported at its line in the
+// file, not in its document, so that it can be found.
+func TestParseObjectsLines(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+	tests := []struct {
+		name, in string
+		objects  int
+		warning  string
+	}{
+		{"first document", "kind: Pod\nx: a: b\n", 0, "f.yaml: line 2: mapping values"},
+		{"third document", pod + "---\n" + pod + "--- # comment\nkind: Pod\nx: a: b\n", 2, "f.yaml: line 10: mapping values"},
+		{"JSON", "{\"apiVersion\": \"v1\",\n\"kind\": \"Pod\",\n\"metadata\": {\"name\": @}}\n", 0, "f.yaml: line 3: found character"},
+		{"separator inside text is no separator", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nx: a---b\n", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, warns := parseObjects([]byte(tt.in), "f.yaml")
+			if len(objs) != tt.objects {
+				t.Errorf("%d objects, want %d", len(objs), tt.objects)
+			}
+			if tt.warning == "" && len(warns) != 0 || tt.warning != "" && (len(warns) != 1 || !strings.HasPrefix(warns[0], tt.warning)) {
+				t.Errorf("warnings = %q, want one starting %q", warns, tt.warning)
+			}
+		})
+	}
+}
+
+func TestNotes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"notes: one note\n", []string{"one note"}},
+		{"notes: [a, b]\n", []string{"a", "b"}},
+		{"notes:\n", nil},
+		{"cluster: c\n", nil},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "snapshot.yaml"), []byte(tt.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.Notes, tt.want) || len(s.Warnings) != 0 {
+			t.Errorf("%q: notes = %q, warnings %q, want %q", tt.in, s.Notes, s.Warnings, tt.want)
+		}
+	}
+}
