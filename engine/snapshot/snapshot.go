@@ -393,6 +393,9 @@ func (s *Snapshot) addObject(m map[string]any, rel string) (int, error) {
 	if o.Name == "" {
 		return 0, fmt.Errorf("%s has no metadata.name", kind)
 	}
+	if err := o.decode(); err != nil {
+		s.warn("%s: %v", rel, err)
+	}
 	s.Objects = append(s.Objects, o)
 	return 1, nil
 }
