@@ -573,22 +573,21 @@ func nsLabel(ns string) string {
 // listDynamic lists all objects of a resource, page by page.
 func (c *collector) listDynamic(ctx context.Context, r schema.GroupVersionResource, ns string) ([]*unstructured.Unstructured, error) {
 	var out []*unstructured.Unstructured
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		rctx, cancel := c.reqCtx(ctx)
-		list, err := c.c.dynamic.Resource(r).Namespace(ns).List(rctx, opts)
-		cancel()
-		if err != nil {
-			return nil, err
-		}
-		for i := range list.Items {
-			out = append(out, &list.Items[i])
-		}
-		if list.GetContinue() == "" {
-			return out, nil
-		}
-		opts.Continue = list.GetContinue()
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.c.dynamic.Resource(r).Namespace(ns).List(ctx, opts)
 	}
+	err := c.eachItem(ctx, list, func(o runtime.Object) error {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("list %s: unexpected %T", r.Resource, o)
+		}
+		out = append(out, u)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 type nameSet map[string]bool // "kind/ns/name"
@@ -749,37 +748,17 @@ func podView(p *corev1.Pod) *kinds.Object {
 
 func (c *collector) findPods(ctx context.Context) {
 	for _, ns := range c.jobNamespaces() {
-		opts := metav1.ListOptions{Limit: 500}
-		for {
-			rctx, cancel := c.reqCtx(ctx)
-			list, err := c.c.core.CoreV1().Pods(ns).List(rctx, opts)
-			cancel()
-			if err != nil {
-				if c.failedMiss(ctx, err, snapshot.Missing{What: "pods", Namespace: ns}, "pods not readable in %s", ns) {
-					return
-				}
-				break
+		list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.c.core.CoreV1().Pods(ns).List(ctx, opts)
+		}
+		err := c.eachItem(ctx, list, func(o runtime.Object) error {
+			if p, ok := o.(*corev1.Pod); ok {
+				c.pickPod(p)
 			}
-			for i := range list.Items {
-				p := &list.Items[i]
-				if !c.podLinked(p) {
-					continue
-				}
-				u, err := toUnstructured(p, "v1", "Pod")
-				if err != nil {
-					c.note("pod %s/%s: %v", p.Namespace, p.Name, err)
-					continue
-				}
-				if c.pick("pods", u) {
-					c.pods = append(c.pods, p)
-					c.kPods = append(c.kPods, podView(p))
-					c.collected.add("Pod", p.Namespace, p.Name)
-				}
-			}
-			if list.Continue == "" {
-				break
-			}
-			opts.Continue = list.Continue
+			return nil
+		})
+		if err != nil && c.failedMiss(ctx, err, snapshot.Missing{What: "pods", Namespace: ns}, "pods not readable in %s", ns) {
+			return
 		}
 	}
 	sort.Slice(c.pods, func(i, j int) bool {
@@ -788,6 +767,23 @@ func (c *collector) findPods(ctx context.Context) {
 		}
 		return c.pods[i].Name < c.pods[j].Name
 	})
+}
+
+// pickPod adds a pod of a collected job.
+func (c *collector) pickPod(p *corev1.Pod) {
+	if !c.podLinked(p) {
+		return
+	}
+	u, err := toUnstructured(p, "v1", "Pod")
+	if err != nil {
+		c.note("pod %s/%s: %v", p.Namespace, p.Name, err)
+		return
+	}
+	if c.pick("pods", u) {
+		c.pods = append(c.pods, p)
+		c.kPods = append(c.kPods, podView(p))
+		c.collected.add("Pod", p.Namespace, p.Name)
+	}
 }
 
 // findContext picks the gates (pod groups, Kueue workloads) that refer to
@@ -881,43 +877,40 @@ func (c *collector) findEvents(ctx context.Context) {
 		namespaces = append(namespaces, metav1.NamespaceDefault)
 	}
 	for _, ns := range namespaces {
-		opts := metav1.ListOptions{Limit: 500}
-		for {
-			rctx, cancel := c.reqCtx(ctx)
-			list, err := c.c.core.CoreV1().Events(ns).List(rctx, opts)
-			cancel()
-			if err != nil {
-				if c.failedMiss(ctx, err, snapshot.Missing{What: "events", Namespace: ns}, "events not readable in %s", ns) {
-					return
-				}
-				break
+		list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.c.core.CoreV1().Events(ns).List(ctx, opts)
+		}
+		err := c.eachItem(ctx, list, func(o runtime.Object) error {
+			if e, ok := o.(*corev1.Event); ok {
+				c.pickEvent(e)
 			}
-			for i := range list.Items {
-				e := &list.Items[i]
-				ref := e.InvolvedObject
-				refNS := ref.Namespace
-				if refNS == "" && ref.Kind != "Node" {
-					refNS = e.Namespace
-				}
-				if ref.Kind == "Node" {
-					refNS = "" // cluster-scoped, whatever the event says
-				}
-				if !c.collected.has(ref.Kind, refNS, ref.Name) {
-					continue
-				}
-				u, err := toUnstructured(e, "v1", "Event")
-				if err != nil {
-					c.note("event %s/%s: %v", e.Namespace, e.Name, err)
-					continue
-				}
-				c.pick("events", u)
-			}
-			if list.Continue == "" {
-				break
-			}
-			opts.Continue = list.Continue
+			return nil
+		})
+		if err != nil && c.failedMiss(ctx, err, snapshot.Missing{What: "events", Namespace: ns}, "events not readable in %s", ns) {
+			return
 		}
 	}
+}
+
+// pickEvent adds an event about a collected object.
+func (c *collector) pickEvent(e *corev1.Event) {
+	ref := e.InvolvedObject
+	refNS := ref.Namespace
+	if refNS == "" && ref.Kind != "Node" {
+		refNS = e.Namespace
+	}
+	if ref.Kind == "Node" {
+		refNS = "" // cluster-scoped, whatever the event says
+	}
+	if !c.collected.has(ref.Kind, refNS, ref.Name) {
+		return
+	}
+	u, err := toUnstructured(e, "v1", "Event")
+	if err != nil {
+		c.note("event %s/%s: %v", e.Namespace, e.Name, err)
+		return
+	}
+	c.pick("events", u)
 }
 
 // maxNodes bounds the cluster-wide node listing done for unscheduled pods.
@@ -972,35 +965,35 @@ func (c *collector) findNodes(ctx context.Context) {
 // listNodes lists all nodes; it returns false when that is not allowed, so
 // the caller falls back to reading the pods' nodes one by one.
 func (c *collector) listNodes(ctx context.Context) bool {
-	opts := metav1.ListOptions{Limit: 500}
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.c.core.CoreV1().Nodes().List(ctx, opts)
+	}
 	count := 0
-	for {
-		rctx, cancel := c.reqCtx(ctx)
-		list, err := c.c.core.CoreV1().Nodes().List(rctx, opts)
-		cancel()
-		if err != nil {
-			if apierrors.IsForbidden(err) {
-				c.note("nodes not listable: forbidden")
-				c.miss(snapshot.Missing{What: "nodes", Reason: "forbidden"})
-				return false
-			}
-			c.failed(ctx, err, "nodes not listable")
-			return true
+	err := c.eachItem(ctx, list, func(o runtime.Object) error {
+		if count >= maxNodes {
+			return errEnough
 		}
-		for i := range list.Items {
-			c.pickNode(&list.Items[i])
+		if n, ok := o.(*corev1.Node); ok {
+			c.pickNode(n)
 			count++
 		}
-		if list.Continue == "" {
-			return true
-		}
-		if count >= maxNodes {
-			c.note("nodes: only the first %d listed", count)
-			return true
-		}
-		opts.Continue = list.Continue
+		return nil
+	})
+	switch {
+	case errors.Is(err, errEnough):
+		c.note("nodes: only the first %d listed", count)
+	case apierrors.IsForbidden(err):
+		c.note("nodes not listable: forbidden")
+		c.miss(snapshot.Missing{What: "nodes", Reason: "forbidden"})
+		return false
+	case err != nil:
+		c.failed(ctx, err, "nodes not listable")
 	}
+	return true
 }
+
+// errEnough stops a listing that has given all that is wanted.
+var errEnough = errors.New("enough listed")
 
 func (c *collector) pickNode(node *corev1.Node) {
 	// The image list is long and says nothing about a training failure.
@@ -1017,22 +1010,24 @@ func (c *collector) pickNode(node *corev1.Node) {
 
 func (c *collector) findQuotas(ctx context.Context) {
 	for _, ns := range c.jobNamespaces() {
-		rctx, cancel := c.reqCtx(ctx)
-		list, err := c.c.core.CoreV1().ResourceQuotas(ns).List(rctx, metav1.ListOptions{})
-		cancel()
-		if err != nil {
-			if c.failedMiss(ctx, err, snapshot.Missing{What: "quotas", Namespace: ns}, "resourcequotas not readable in %s", ns) {
-				return
-			}
-			continue
+		list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+			return c.c.core.CoreV1().ResourceQuotas(ns).List(ctx, opts)
 		}
-		for i := range list.Items {
-			u, err := toUnstructured(&list.Items[i], "v1", "ResourceQuota")
+		err := c.eachItem(ctx, list, func(o runtime.Object) error {
+			q, ok := o.(*corev1.ResourceQuota)
+			if !ok {
+				return nil
+			}
+			u, err := toUnstructured(q, "v1", "ResourceQuota")
 			if err != nil {
-				c.note("resourcequota %s/%s: %v", ns, list.Items[i].Name, err)
-				continue
+				c.note("resourcequota %s/%s: %v", ns, q.Name, err)
+				return nil
 			}
 			c.pick("resourcequotas", u)
+			return nil
+		})
+		if err != nil && c.failedMiss(ctx, err, snapshot.Missing{What: "quotas", Namespace: ns}, "resourcequotas not readable in %s", ns) {
+			return
 		}
 	}
 }
