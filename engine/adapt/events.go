@@ -1,8 +1,12 @@
 package adapt
 
 import (
+	"cmp"
 	"sort"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/snapshot"
@@ -83,34 +87,54 @@ func earlier(a, b string) bool {
 	return ta.Before(tb)
 }
 
+// readEvent reads an event of either API: core/v1, or events.k8s.io/v1,
+// whose fields were renamed (regarding, note, deprecated*).
 func readEvent(o *snapshot.Object) evidence.Event {
-	m := o.Raw
-	e := evidence.Event{Type: snapshot.Str(m, "type"), Reason: snapshot.Str(m, "reason")}
-	obj := snapshot.Map(m, "involvedObject")
-	if o.Group == "events.k8s.io" || obj == nil {
-		obj = snapshot.Map(m, "regarding")
+	if e := o.EventV1(); e != nil {
+		return eventV1(e, o.Namespace)
 	}
-	e.Object = evidence.Ref{
-		Kind: snapshot.Str(obj, "kind"), APIVersion: snapshot.Str(obj, "apiVersion"),
-		Namespace: firstNonEmpty(snapshot.Str(obj, "namespace"), o.Namespace), Name: snapshot.Str(obj, "name"),
+	e := o.Event()
+	ev := evidence.Event{
+		Type: e.Type, Reason: e.Reason, Message: e.Message,
+		Object: eventRef(e.InvolvedObject, o.Namespace),
+		Count:  int(e.Count),
+		Source: cmp.Or(e.Source.Component, e.ReportingController),
 	}
-	if e.Object.Kind == "Node" {
-		e.Object.Namespace = ""
+	lastObserved := ""
+	if e.Series != nil {
+		ev.Count = max(ev.Count, int(e.Series.Count))
+		lastObserved = microTimeString(e.Series.LastObservedTime)
 	}
-	e.Message = firstNonEmpty(snapshot.Str(m, "message"), snapshot.Str(m, "note"))
-	count, ok := snapshot.Int(m, "count")
-	if !ok {
-		count, ok = snapshot.Int(m, "deprecatedCount")
+	ev.FirstTime = cmp.Or(timeString(e.FirstTimestamp), microTimeString(e.EventTime), timeString(e.CreationTimestamp))
+	ev.LastTime = cmp.Or(lastObserved, timeString(e.LastTimestamp), microTimeString(e.EventTime), ev.FirstTime)
+	ev.Count = max(ev.Count, 1)
+	return ev
+}
+
+func eventV1(e *eventsv1.Event, namespace string) evidence.Event {
+	ev := evidence.Event{
+		Type: e.Type, Reason: e.Reason, Message: e.Note,
+		Object: eventRef(e.Regarding, namespace),
+		Count:  int(e.DeprecatedCount),
+		Source: cmp.Or(e.DeprecatedSource.Component, e.ReportingController),
 	}
-	if n, ok2 := snapshot.Int(m, "series", "count"); ok2 && n > count {
-		count, ok = n, true
+	lastObserved := ""
+	if e.Series != nil {
+		ev.Count = max(ev.Count, int(e.Series.Count))
+		lastObserved = microTimeString(e.Series.LastObservedTime)
 	}
-	if !ok || count < 1 {
-		count = 1
+	ev.FirstTime = cmp.Or(timeString(e.DeprecatedFirstTimestamp), microTimeString(e.EventTime), timeString(e.CreationTimestamp))
+	ev.LastTime = cmp.Or(lastObserved, timeString(e.DeprecatedLastTimestamp), microTimeString(e.EventTime), ev.FirstTime)
+	ev.Count = max(ev.Count, 1)
+	return ev
+}
+
+// eventRef is the object an event is about; events about nodes have no
+// namespace, whatever the event's own.
+func eventRef(r corev1.ObjectReference, namespace string) evidence.Ref {
+	ref := evidence.Ref{Kind: r.Kind, APIVersion: r.APIVersion, Namespace: cmp.Or(r.Namespace, namespace), Name: r.Name}
+	if ref.Kind == "Node" {
+		ref.Namespace = ""
 	}
-	e.Count = count
-	e.FirstTime = firstNonEmpty(snapshot.Str(m, "firstTimestamp"), snapshot.Str(m, "deprecatedFirstTimestamp"), snapshot.Str(m, "eventTime"), snapshot.Str(m, "metadata", "creationTimestamp"))
-	e.LastTime = firstNonEmpty(snapshot.Str(m, "series", "lastObservedTime"), snapshot.Str(m, "lastTimestamp"), snapshot.Str(m, "deprecatedLastTimestamp"), snapshot.Str(m, "eventTime"), e.FirstTime)
-	e.Source = firstNonEmpty(snapshot.Str(m, "source", "component"), snapshot.Str(m, "reportingComponent"), snapshot.Str(m, "reportingController"))
-	return e
+	return ref
 }

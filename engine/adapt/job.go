@@ -1,10 +1,19 @@
 package adapt
 
 import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/kinds"
@@ -19,7 +28,7 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 		},
 		Labels:      o.Labels,
 		Annotations: o.Annotations,
-		CreatedAt:   snapshot.Str(o.Raw, "metadata", "creationTimestamp"),
+		CreatedAt:   timeString(o.Unstructured().GetCreationTimestamp()),
 		Status:      evidence.KindStatus{Conditions: conditions(o.Raw, "status", "conditions")},
 		Now:         ix.now(),
 		Notes:       append([]string(nil), ix.snap.Notes...),
@@ -28,8 +37,8 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 		Nodes:       []evidence.Node{},
 		Replicas:    []evidence.ReplicaGroup{},
 	}
-	job.Status.StartTime = snapshot.Str(o.Raw, "status", "startTime")
-	job.Status.CompletionTime = snapshot.Str(o.Raw, "status", "completionTime")
+	job.Status.StartTime = str(o.Raw, "status", "startTime")
+	job.Status.CompletionTime = str(o.Raw, "status", "completionTime")
 	a.build(o, ix, job)
 
 	owners, workloads := ix.related(o)
@@ -52,12 +61,7 @@ func (ix *index) buildJob(o *snapshot.Object, a kindAdapter) *evidence.Job {
 	}
 	job.Queues = ix.queuesOf(o, owners, gates, pods)
 	for _, q := range ix.quotas[o.Namespace] {
-		job.Quotas = append(job.Quotas, evidence.Quota{
-			Name: q.Name, Hard: snapshot.StrMap(q.Raw, "status", "hard"), Used: snapshot.StrMap(q.Raw, "status", "used"),
-		})
-		if job.Quotas[len(job.Quotas)-1].Hard == nil {
-			job.Quotas[len(job.Quotas)-1].Hard = snapshot.StrMap(q.Raw, "spec", "hard")
-		}
+		job.Quotas = append(job.Quotas, quotaEvidence(q))
 	}
 	job.Nodes = ix.nodesOf(job.Pods)
 	job.Events = ix.eventsOf(job)
@@ -74,25 +78,29 @@ type podSupplier interface {
 	extraPods(o *snapshot.Object, have map[string]bool) []evidence.Pod
 }
 
+// conditions reads the conditions of a custom resource, which follow the
+// Kubernetes shape without being one Go type.
 func conditions(m map[string]any, path ...string) []evidence.Condition {
 	out := []evidence.Condition{}
-	for _, c := range snapshot.Maps(m, path...) {
+	for _, c := range objects(m, path...) {
 		out = append(out, evidence.Condition{
-			Type: snapshot.Str(c, "type"), Status: snapshot.Str(c, "status"),
-			Reason: snapshot.Str(c, "reason"), Message: snapshot.Str(c, "message"),
-			LastTransitionTime: firstNonEmpty(snapshot.Str(c, "lastTransitionTime"), snapshot.Str(c, "lastUpdateTime"), snapshot.Str(c, "lastProbeTime"), snapshot.Str(c, "lastHeartbeatTime")),
+			Type: str(c, "type"), Status: str(c, "status"),
+			Reason: str(c, "reason"), Message: str(c, "message"),
+			LastTransitionTime: cmp.Or(str(c, "lastTransitionTime"), str(c, "lastUpdateTime"), str(c, "lastProbeTime"), str(c, "lastHeartbeatTime")),
 		})
 	}
 	return out
 }
 
-func firstNonEmpty(xs ...string) string {
-	for _, x := range xs {
-		if x != "" {
-			return x
-		}
+// quotaEvidence reads a ResourceQuota: what it allows (status.hard, or
+// spec.hard before the quota controller has seen it) and what is used, as
+// written.
+func quotaEvidence(o *snapshot.Object) evidence.Quota {
+	hard := resources(o.Raw, "status", "hard")
+	if hard == nil {
+		hard = resources(o.Raw, "spec", "hard")
 	}
-	return ""
+	return evidence.Quota{Name: o.Name, Hard: hard, Used: resources(o.Raw, "status", "used")}
 }
 
 // replicaLabels and indexLabels name a pod's replica type and index, by
@@ -162,36 +170,38 @@ func replicaIndex(p *snapshot.Object) *int {
 }
 
 func podEvidence(o *snapshot.Object, job *evidence.Job) evidence.Pod {
-	m := o.Raw
+	pod := o.Pod()
 	p := evidence.Pod{
 		Name: o.Name, Namespace: o.Namespace, UID: o.UID,
 		ReplicaType:  replicaType(o, job),
 		ReplicaIndex: replicaIndex(o),
-		NodeName:     snapshot.Str(m, "spec", "nodeName"),
-		PodIP:        snapshot.Str(m, "status", "podIP"),
-		Phase:        snapshot.Str(m, "status", "phase"),
-		Reason:       snapshot.Str(m, "status", "reason"),
-		Message:      snapshot.Str(m, "status", "message"),
-		CreatedAt:    snapshot.Str(m, "metadata", "creationTimestamp"),
-		StartTime:    snapshot.Str(m, "status", "startTime"),
-		DeletedAt:    snapshot.Str(m, "metadata", "deletionTimestamp"),
-		Conditions:   conditions(m, "status", "conditions"),
+		NodeName:     pod.Spec.NodeName,
+		PodIP:        pod.Status.PodIP,
+		Phase:        cmp.Or(string(pod.Status.Phase), "Unknown"),
+		Reason:       pod.Status.Reason,
+		Message:      pod.Status.Message,
+		CreatedAt:    timeString(pod.CreationTimestamp),
+		StartTime:    timePtrString(pod.Status.StartTime),
+		DeletedAt:    timePtrString(pod.DeletionTimestamp),
+		Conditions:   []evidence.Condition{},
 	}
-	if p.Phase == "" {
-		p.Phase = "Unknown"
+	for _, c := range pod.Status.Conditions {
+		p.Conditions = append(p.Conditions, evidence.Condition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+			LastTransitionTime: cmp.Or(timeString(c.LastTransitionTime), timeString(c.LastProbeTime)),
+		})
 	}
-	specs := containerSpecs(snapshot.Maps(m, "spec", "containers"))
-	p.Containers = containers(specs, snapshot.Maps(m, "status", "containerStatuses"))
-	if init := snapshot.Maps(m, "spec", "initContainers"); len(init) > 0 {
-		p.InitContainers = containers(containerSpecs(init), snapshot.Maps(m, "status", "initContainerStatuses"))
+	p.Containers = containers(containerSpecs(pod.Spec.Containers, objects(o.Raw, "spec", "containers")), pod.Status.ContainerStatuses)
+	if len(pod.Spec.InitContainers) > 0 {
+		p.InitContainers = containers(containerSpecs(pod.Spec.InitContainers, objects(o.Raw, "spec", "initContainers")), pod.Status.InitContainerStatuses)
 	}
 	return p
 }
 
-func containers(specs []evidence.ContainerSpec, statuses []map[string]any) []evidence.Container {
-	byName := map[string]map[string]any{}
-	for _, s := range statuses {
-		byName[snapshot.Str(s, "name")] = s
+func containers(specs []evidence.ContainerSpec, statuses []corev1.ContainerStatus) []evidence.Container {
+	byName := map[string]*corev1.ContainerStatus{}
+	for i := range statuses {
+		byName[statuses[i].Name] = &statuses[i]
 	}
 	out := []evidence.Container{}
 	seen := map[string]bool{}
@@ -200,101 +210,123 @@ func containers(specs []evidence.ContainerSpec, statuses []map[string]any) []evi
 		seen[sp.Name] = true
 	}
 	// Statuses without a spec (hand-trimmed snapshots) still count.
-	for _, s := range statuses {
-		if n := snapshot.Str(s, "name"); !seen[n] {
-			out = append(out, containerEvidence(evidence.ContainerSpec{Name: n, Image: snapshot.Str(s, "image")}, s))
+	for i, s := range statuses {
+		if !seen[s.Name] {
+			out = append(out, containerEvidence(evidence.ContainerSpec{Name: s.Name, Image: s.Image}, &statuses[i]))
 		}
 	}
 	return out
 }
 
-func containerEvidence(sp evidence.ContainerSpec, st map[string]any) evidence.Container {
+func containerEvidence(sp evidence.ContainerSpec, st *corev1.ContainerStatus) evidence.Container {
 	c := evidence.Container{ContainerSpec: sp}
 	if st == nil {
 		return c
 	}
-	c.Ready = snapshot.Bool(st, "ready")
-	c.RestartCount, _ = snapshot.Int(st, "restartCount")
-	c.State = containerState(snapshot.Map(st, "state"))
-	c.LastState = containerState(snapshot.Map(st, "lastState"))
+	c.Ready = st.Ready
+	c.RestartCount = int(st.RestartCount)
+	c.State = containerState(st.State)
+	c.LastState = containerState(st.LastTerminationState)
 	return c
 }
 
-func containerState(m map[string]any) evidence.ContainerState {
-	for _, s := range []string{"terminated", "waiting", "running"} {
-		sm := snapshot.Map(m, s)
-		if sm == nil {
-			continue
+func containerState(s corev1.ContainerState) evidence.ContainerState {
+	switch {
+	case s.Terminated != nil:
+		t := s.Terminated
+		code := int(t.ExitCode)
+		return evidence.ContainerState{
+			State: "terminated", Reason: t.Reason, Message: t.Message,
+			StartedAt: timeString(t.StartedAt), FinishedAt: timeString(t.FinishedAt),
+			ExitCode: &code, Signal: int(t.Signal),
 		}
-		cs := evidence.ContainerState{
-			State: s, Reason: snapshot.Str(sm, "reason"), Message: snapshot.Str(sm, "message"),
-			StartedAt: snapshot.Str(sm, "startedAt"), FinishedAt: snapshot.Str(sm, "finishedAt"),
-		}
-		if s == "terminated" {
-			if n, ok := snapshot.Int(sm, "exitCode"); ok {
-				cs.ExitCode = &n
-			}
-			cs.Signal, _ = snapshot.Int(sm, "signal")
-		}
-		return cs
+	case s.Waiting != nil:
+		return evidence.ContainerState{State: "waiting", Reason: s.Waiting.Reason, Message: s.Waiting.Message}
+	case s.Running != nil:
+		return evidence.ContainerState{State: "running", StartedAt: timeString(s.Running.StartedAt)}
 	}
 	return evidence.ContainerState{}
 }
 
-func containerSpecs(ms []map[string]any) []evidence.ContainerSpec {
+// containerSpecs reads containers; raw are the same containers as
+// decoded, where their resources are read as written.
+func containerSpecs(cs []corev1.Container, raw []map[string]any) []evidence.ContainerSpec {
+	rawByName := map[string]map[string]any{}
+	for _, r := range raw {
+		rawByName[str(r, "name")] = r
+	}
 	out := []evidence.ContainerSpec{}
-	for _, m := range ms {
-		c := evidence.ContainerSpec{
-			Name: snapshot.Str(m, "name"), Image: snapshot.Str(m, "image"),
-			Requests: snapshot.StrMap(m, "resources", "requests"),
-			Limits:   snapshot.StrMap(m, "resources", "limits"),
+	for _, c := range cs {
+		spec := evidence.ContainerSpec{
+			Name: c.Name, Image: c.Image, Command: c.Command, Args: c.Args,
+			Requests: resources(rawByName[c.Name], "resources", "requests"),
+			Limits:   resources(rawByName[c.Name], "resources", "limits"),
 		}
-		for _, x := range snapshot.Slice(m, "command") {
-			if s, ok := x.(string); ok {
-				c.Command = append(c.Command, s)
+		for _, e := range c.Env {
+			if spec.Env == nil {
+				spec.Env = map[string]string{}
 			}
-		}
-		for _, x := range snapshot.Slice(m, "args") {
-			if s, ok := x.(string); ok {
-				c.Args = append(c.Args, s)
-			}
-		}
-		for _, e := range snapshot.Maps(m, "env") {
-			if c.Env == nil {
-				c.Env = map[string]string{}
-			}
-			if snapshot.Get(e, "valueFrom") != nil {
-				c.Env[snapshot.Str(e, "name")] = "(from " + valueFromKind(e) + ")"
+			if e.ValueFrom != nil {
+				spec.Env[e.Name] = "(from " + valueFromKind(e.ValueFrom) + ")"
 				continue
 			}
-			c.Env[snapshot.Str(e, "name")] = snapshot.Str(e, "value")
+			spec.Env[e.Name] = e.Value
 		}
-		out = append(out, c)
+		out = append(out, spec)
 	}
 	return out
 }
 
-func valueFromKind(e map[string]any) string {
-	for k := range snapshot.Map(e, "valueFrom") {
-		return k
+// valueFromKind names where an environment variable's value comes from,
+// by its field name in the pod spec.
+func valueFromKind(v *corev1.EnvVarSource) string {
+	switch {
+	case v.FieldRef != nil:
+		return "fieldRef"
+	case v.ResourceFieldRef != nil:
+		return "resourceFieldRef"
+	case v.ConfigMapKeyRef != nil:
+		return "configMapKeyRef"
+	case v.SecretKeyRef != nil:
+		return "secretKeyRef"
+	case v.FileKeyRef != nil:
+		return "fileKeyRef"
 	}
 	return "reference"
 }
 
-// podTemplate extracts the spec facts of a pod template (spec.template).
-func podTemplate(tpl map[string]any) evidence.PodTemplate {
-	spec := snapshot.Map(tpl, "spec")
-	t := evidence.PodTemplate{
-		Containers:    containerSpecs(snapshot.Maps(spec, "containers")),
-		NodeSelector:  snapshot.StrMap(spec, "nodeSelector"),
-		HasAffinity:   snapshot.Map(spec, "affinity") != nil,
-		HostIPC:       snapshot.Bool(spec, "hostIPC"),
-		SchedulerName: snapshot.Str(spec, "schedulerName"),
+// podTemplate extracts the spec facts of a custom resource's pod template
+// (a core/v1 PodTemplateSpec inside it). A template that does not decode
+// is read as far as it goes, with a note on the job saying so.
+func podTemplate(job *evidence.Job, tpl map[string]any) evidence.PodTemplate {
+	var pt corev1.PodTemplateSpec
+	if tpl != nil {
+		b, err := json.Marshal(tpl)
+		if err == nil {
+			err = json.Unmarshal(b, &pt)
+		}
+		if err != nil {
+			job.Notes = append(job.Notes, fmt.Sprintf("%s %s/%s: a pod template not fully read: %v", job.Kind, job.Namespace, job.Name, err))
+		}
 	}
-	for _, tol := range snapshot.Maps(spec, "tolerations") {
+	return templateFacts(&pt.Spec, objects(tpl, "spec", "containers"))
+}
+
+// templateFacts extracts the facts rules need from a pod spec.
+func templateFacts(spec *corev1.PodSpec, rawContainers []map[string]any) evidence.PodTemplate {
+	t := evidence.PodTemplate{
+		Containers:    containerSpecs(spec.Containers, rawContainers),
+		NodeSelector:  spec.NodeSelector,
+		HasAffinity:   spec.Affinity != nil,
+		HostIPC:       spec.HostIPC,
+		SchedulerName: spec.SchedulerName,
+	}
+	if len(t.NodeSelector) == 0 {
+		t.NodeSelector = nil
+	}
+	for _, tol := range spec.Tolerations {
 		t.Tolerations = append(t.Tolerations, evidence.Toleration{
-			Key: snapshot.Str(tol, "key"), Operator: snapshot.Str(tol, "operator"),
-			Value: snapshot.Str(tol, "value"), Effect: snapshot.Str(tol, "effect"),
+			Key: tol.Key, Operator: string(tol.Operator), Value: tol.Value, Effect: string(tol.Effect),
 		})
 	}
 	for _, c := range t.Containers {
@@ -312,14 +344,17 @@ func podTemplate(tpl map[string]any) evidence.PodTemplate {
 	}
 	// A memory-backed emptyDir mounted at /dev/shm.
 	memVols := map[string]string{}
-	for _, v := range snapshot.Maps(spec, "volumes") {
-		if ed := snapshot.Map(v, "emptyDir"); ed != nil && snapshot.Str(ed, "medium") == "Memory" {
-			memVols[snapshot.Str(v, "name")] = snapshot.Str(ed, "sizeLimit")
+	for _, v := range spec.Volumes {
+		if ed := v.EmptyDir; ed != nil && ed.Medium == corev1.StorageMediumMemory {
+			memVols[v.Name] = ""
+			if ed.SizeLimit != nil {
+				memVols[v.Name] = ed.SizeLimit.String()
+			}
 		}
 	}
-	for _, c := range snapshot.Maps(spec, "containers") {
-		for _, vm := range snapshot.Maps(c, "volumeMounts") {
-			if size, ok := memVols[snapshot.Str(vm, "name")]; ok && strings.TrimSuffix(snapshot.Str(vm, "mountPath"), "/") == "/dev/shm" {
+	for _, c := range spec.Containers {
+		for _, vm := range c.VolumeMounts {
+			if size, ok := memVols[vm.Name]; ok && strings.TrimSuffix(vm.MountPath, "/") == "/dev/shm" {
 				t.ShmMemory, t.ShmSizeLimit = true, size
 			}
 		}
@@ -347,40 +382,45 @@ func quantity(s string) int64 {
 }
 
 func childEvidence(o *snapshot.Object) evidence.Child {
-	c := evidence.Child{
-		Ref:        evidence.Ref{Kind: o.Kind, APIVersion: o.APIVersion, Namespace: o.Namespace, Name: o.Name, UID: o.UID},
-		Conditions: conditions(o.Raw, "status", "conditions"),
-		Phase:      firstNonEmpty(snapshot.Str(o.Raw, "status", "phase"), snapshot.Str(o.Raw, "status", "state"), snapshot.Str(o.Raw, "status", "terminalState")),
+	c := evidence.Child{Ref: evidence.Ref{Kind: o.Kind, APIVersion: o.APIVersion, Namespace: o.Namespace, Name: o.Name, UID: o.UID}}
+	if j := o.Job(); j != nil {
+		c.Conditions = jobConditions(j.Status.Conditions)
+	} else {
+		c.Conditions = conditions(o.Raw, "status", "conditions")
+		c.Phase = cmp.Or(str(o.Raw, "status", "phase"), str(o.Raw, "status", "state"), str(o.Raw, "status", "terminalState"))
 	}
-	counts := map[string]int{}
-	for _, k := range []string{"active", "succeeded", "failed", "ready", "readyWorkerReplicas", "availableWorkerReplicas", "desiredWorkerReplicas", "restarts"} {
-		if n, ok := snapshot.Int(o.Raw, "status", k); ok {
-			counts[k] = n
-		}
-	}
-	if len(counts) > 0 {
-		c.Counts = counts
-	}
+	// Counts are read as written, for every kind: a batch Job's typed
+	// status cannot tell a count of 0 from one not reported.
+	c.Counts = counts(o.Raw, []string{"status"}, "active", "succeeded", "failed", "ready", "readyWorkerReplicas", "availableWorkerReplicas", "desiredWorkerReplicas", "restarts")
 	return c
+}
+
+func jobConditions(cs []batchv1.JobCondition) []evidence.Condition {
+	out := []evidence.Condition{}
+	for _, c := range cs {
+		out = append(out, evidence.Condition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+			LastTransitionTime: cmp.Or(timeString(c.LastTransitionTime), timeString(c.LastProbeTime)),
+		})
+	}
+	return out
 }
 
 func gateEvidence(o *snapshot.Object) evidence.Admission {
 	g := evidence.Admission{
 		Ref:        evidence.Ref{Kind: o.Kind, APIVersion: o.APIVersion, Namespace: o.Namespace, Name: o.Name, UID: o.UID},
-		Phase:      snapshot.Str(o.Raw, "status", "phase"),
-		Queue:      firstNonEmpty(snapshot.Str(o.Raw, "spec", "queue"), snapshot.Str(o.Raw, "spec", "queueName")),
+		Phase:      str(o.Raw, "status", "phase"),
+		Queue:      cmp.Or(str(o.Raw, "spec", "queue"), str(o.Raw, "spec", "queueName")),
 		Conditions: conditions(o.Raw, "status", "conditions"),
 	}
-	if n, ok := snapshot.Int(o.Raw, "spec", "minMember"); ok {
-		g.MinMember = &n
-	}
-	g.MinResources = snapshot.StrMap(o.Raw, "spec", "minResources")
-	g.ClusterQueue = snapshot.Str(o.Raw, "status", "admission", "clusterQueue")
-	if a, ok := snapshot.Get(o.Raw, "spec", "active").(bool); ok {
+	g.MinMember = intPtr(o.Raw, "spec", "minMember")
+	g.MinResources = resources(o.Raw, "spec", "minResources")
+	g.ClusterQueue = str(o.Raw, "status", "admission", "clusterQueue")
+	if a, ok, err := unstructured.NestedBool(o.Raw, "spec", "active"); ok && err == nil {
 		g.Active = &a
 	}
 	g.Counts = counts(o.Raw, []string{"status"}, "pending", "running", "succeeded", "failed", "unknown")
-	g.CreatedAt = snapshot.Str(o.Raw, "metadata", "creationTimestamp")
+	g.CreatedAt = timeString(o.Unstructured().GetCreationTimestamp())
 	return g
 }
 
@@ -393,44 +433,41 @@ func (ix *index) nodesOf(pods []evidence.Pod) []evidence.Node {
 		}
 	}
 	out := []evidence.Node{}
-	for _, n := range sortedKeys(names) {
-		o := ix.nodes[n]
-		if o == nil {
-			continue
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if o := ix.nodes[n]; o != nil {
+			out = append(out, nodeEvidence(o))
 		}
-		node := evidence.Node{
-			Name: n, Conditions: conditions(o.Raw, "status", "conditions"),
-			Unschedulable: snapshot.Bool(o.Raw, "spec", "unschedulable"),
-			Labels:        o.Labels,
-			Capacity:      snapshot.StrMap(o.Raw, "status", "capacity"),
-			Allocatable:   snapshot.StrMap(o.Raw, "status", "allocatable"),
-			Ready:         "Unknown",
-		}
-		for _, c := range node.Conditions {
-			if c.Type == "Ready" {
-				node.Ready = c.Status
-			}
-		}
-		for _, t := range snapshot.Maps(o.Raw, "spec", "taints") {
-			node.Taints = append(node.Taints, evidence.Taint{
-				Key: snapshot.Str(t, "key"), Value: snapshot.Str(t, "value"),
-				Effect: snapshot.Str(t, "effect"), TimeAdded: snapshot.Str(t, "timeAdded"),
-			})
-		}
-		node.GPU = gpuCount(node.Capacity)
-		node.EFA = quantity(node.Capacity["vpc.amazonaws.com/efa"])
-		out = append(out, node)
 	}
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+func nodeEvidence(o *snapshot.Object) evidence.Node {
+	n, raw := o.Node(), o.Raw
+	node := evidence.Node{
+		Name: n.Name, Conditions: []evidence.Condition{},
+		Unschedulable: n.Spec.Unschedulable,
+		Labels:        n.Labels,
+		Capacity:      resources(raw, "status", "capacity"),
+		Allocatable:   resources(raw, "status", "allocatable"),
+		Ready:         "Unknown",
 	}
-	sort.Strings(out)
-	return out
+	for _, c := range n.Status.Conditions {
+		node.Conditions = append(node.Conditions, evidence.Condition{
+			Type: string(c.Type), Status: string(c.Status), Reason: c.Reason, Message: c.Message,
+			LastTransitionTime: cmp.Or(timeString(c.LastTransitionTime), timeString(c.LastHeartbeatTime)),
+		})
+		if c.Type == corev1.NodeReady {
+			node.Ready = string(c.Status)
+		}
+	}
+	for _, t := range n.Spec.Taints {
+		node.Taints = append(node.Taints, evidence.Taint{
+			Key: t.Key, Value: t.Value, Effect: string(t.Effect), TimeAdded: timePtrString(t.TimeAdded),
+		})
+	}
+	node.GPU = gpuCount(node.Capacity)
+	node.EFA = quantity(node.Capacity["vpc.amazonaws.com/efa"])
+	return node
 }
 
 // countReplicas fills created and per-state counts of each replica group
@@ -516,13 +553,6 @@ func conditionTrue(cs []evidence.Condition, typ string) *evidence.Condition {
 		if cs[i].Type == typ && cs[i].Status == "True" {
 			return &cs[i]
 		}
-	}
-	return nil
-}
-
-func intPtr(m map[string]any, path ...string) *int {
-	if n, ok := snapshot.Int(m, path...); ok {
-		return &n
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"cmp"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,7 +28,7 @@ var replicaOrder = map[string]int{"master": 0, "chief": 0, "launcher": 0, "head"
 
 func (kubeflowAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	specs := snapshot.Map(m, replicaPath(o)...)
+	specs := object(m, replicaPath(o)...)
 	types := make([]string, 0, len(specs))
 	for t := range specs {
 		types = append(types, t)
@@ -40,38 +41,38 @@ func (kubeflowAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 		return types[a] < types[b]
 	})
 	for _, t := range types {
-		rs := snapshot.Map(specs, t)
-		g := evidence.ReplicaGroup{Type: t, Expected: 1, RestartPolicy: snapshot.Str(rs, "restartPolicy")}
-		if n, ok := snapshot.Int(rs, "replicas"); ok {
+		rs := object(specs, t)
+		g := evidence.ReplicaGroup{Type: t, Expected: 1, RestartPolicy: str(rs, "restartPolicy")}
+		if n, ok := integer(rs, "replicas"); ok {
 			g.Expected = n
 		}
-		g.Template = podTemplate(snapshot.Map(rs, "template"))
-		if st := snapshot.Map(m, "status", "replicaStatuses", t); st != nil {
+		g.Template = podTemplate(job, object(rs, "template"))
+		if st := object(m, "status", "replicaStatuses", t); st != nil {
 			g.Reported = map[string]int{}
 			for _, k := range []string{"active", "succeeded", "failed"} {
-				n, _ := snapshot.Int(st, k)
+				n, _ := integer(st, k)
 				g.Reported[k] = n
 			}
 		}
 		job.Replicas = append(job.Replicas, g)
 	}
 
-	rp := snapshot.Map(m, "spec", "runPolicy")
+	rp := object(m, "spec", "runPolicy")
 	if rp == nil {
-		rp = snapshot.Map(m, "spec") // MPIJob v1 and older kinds keep these at spec level.
+		rp = object(m, "spec") // MPIJob v1 and older kinds keep these at spec level.
 	}
 	job.Spec.RunPolicy = evidence.RunPolicy{
 		BackoffLimit:   intPtr(rp, "backoffLimit"),
-		CleanPodPolicy: snapshot.Str(rp, "cleanPodPolicy"),
+		CleanPodPolicy: str(rp, "cleanPodPolicy"),
 	}
-	if n, ok := snapshot.Int(rp, "activeDeadlineSeconds"); ok {
+	if n, ok := integer(rp, "activeDeadlineSeconds"); ok {
 		v := int64(n)
 		job.Spec.RunPolicy.ActiveDeadlineSeconds = &v
 	}
-	job.Spec.Suspend = snapshot.Bool(rp, "suspend")
-	sp := snapshot.Map(rp, "schedulingPolicy")
+	job.Spec.Suspend = boolean(rp, "suspend")
+	sp := object(rp, "schedulingPolicy")
 	job.Spec.Scheduler = evidence.Scheduler{
-		Queue: snapshot.Str(sp, "queue"), PriorityClass: snapshot.Str(sp, "priorityClass"),
+		Queue: str(sp, "queue"), PriorityClass: str(sp, "priorityClass"),
 		MinAvailable: intPtr(sp, "minAvailable"),
 	}
 	if len(job.Replicas) > 0 {
@@ -83,9 +84,9 @@ func (kubeflowAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 
 	// Processes per node: spec.nprocPerNode (training-operator >= 1.7),
 	// spec.elasticPolicy.nProcPerNode (older), MPIJob slotsPerWorker.
-	nproc := firstNonEmpty(snapshot.Str(m, "spec", "nprocPerNode"), snapshot.Str(m, "spec", "elasticPolicy", "nProcPerNode"), snapshot.Str(m, "spec", "slotsPerWorker"))
+	nproc := cmp.Or(intOrString(m, "spec", "nprocPerNode"), intOrString(m, "spec", "elasticPolicy", "nProcPerNode"), intOrString(m, "spec", "slotsPerWorker"))
 	setProcs(job, nproc)
-	if ep := snapshot.Map(m, "spec", "elasticPolicy"); ep != nil {
+	if ep := object(m, "spec", "elasticPolicy"); ep != nil {
 		job.Spec.Elastic = &evidence.Elastic{
 			Enabled: true, MinReplicas: intPtr(ep, "minReplicas"), MaxReplicas: intPtr(ep, "maxReplicas"),
 			MaxRestarts: intPtr(ep, "maxRestarts"),

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"cmp"
 	"sort"
 
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,41 +42,41 @@ func queueEvidence(o *snapshot.Object) evidence.Queue {
 	}
 	switch o.Group {
 	case "scheduling.volcano.sh":
-		q.State = firstNonEmpty(snapshot.Str(m, "status", "state"), snapshot.Str(m, "spec", "state"))
-		q.Quota = snapshot.StrMap(m, "spec", "capability")
-		q.Allocated = snapshot.StrMap(m, "status", "allocated")
+		q.State = cmp.Or(str(m, "status", "state"), str(m, "spec", "state"))
+		q.Quota = resources(m, "spec", "capability")
+		q.Allocated = resources(m, "status", "allocated")
 		q.Counts = counts(m, []string{"status"}, "pending", "inqueue", "running", "unknown", "completed")
 	case "scheduler.tensorstack.dev":
-		if snapshot.Bool(m, "spec", "closed") {
+		if boolean(m, "spec", "closed") {
 			q.State = "Closed"
 		}
-		q.Quota = snapshot.StrMap(m, "spec", "quota", "requests")
-		q.Allocated = snapshot.StrMap(m, "status", "allocated")
+		q.Quota = resources(m, "spec", "quota", "requests")
+		q.Allocated = resources(m, "status", "allocated")
 		q.Counts = counts(m, []string{"status", "pods"}, "pending", "running", "succeeded", "failed", "unknown")
 	case "kueue.x-k8s.io":
-		if p := snapshot.Str(m, "spec", "stopPolicy"); p != "" && p != "None" {
+		if p := str(m, "spec", "stopPolicy"); p != "" && p != "None" {
 			q.State = p
 		}
 		q.Counts = counts(m, []string{"status"}, "pendingWorkloads", "admittedWorkloads", "reservingWorkloads")
 		if o.Kind == "LocalQueue" {
-			q.ClusterQueue = snapshot.Str(m, "spec", "clusterQueue")
+			q.ClusterQueue = str(m, "spec", "clusterQueue")
 			break
 		}
-		q.Cohort = firstNonEmpty(snapshot.Str(m, "spec", "cohort"), snapshot.Str(m, "spec", "cohortName"))
+		q.Cohort = cmp.Or(str(m, "spec", "cohort"), str(m, "spec", "cohortName"))
 		q.Quota, q.Borrowing = clusterQueueQuota(m, q.Cohort != "")
-		q.Allocated = flavorSums(snapshot.Maps(m, "status", "flavorsReservation"), "total")
+		q.Allocated = flavorSums(objects(m, "status", "flavorsReservation"), "total")
 		if q.Allocated == nil {
-			q.Allocated = flavorSums(snapshot.Maps(m, "status", "flavorsUsage"), "total")
+			q.Allocated = flavorSums(objects(m, "status", "flavorsUsage"), "total")
 		}
 	}
 	return q
 }
 
 func counts(m map[string]any, path []string, keys ...string) map[string]int {
-	st := snapshot.Map(m, path...)
+	st := object(m, path...)
 	out := map[string]int{}
 	for _, k := range keys {
-		if n, ok := snapshot.Int(st, k); ok {
+		if n, ok := integer(st, k); ok {
 			out[k] = n
 		}
 	}
@@ -93,12 +94,12 @@ func counts(m map[string]any, path []string, keys ...string) map[string]int {
 func clusterQueueQuota(m map[string]any, cohort bool) (map[string]string, []string) {
 	sums := map[string]resource.Quantity{}
 	open := map[string]bool{}
-	for _, rg := range snapshot.Maps(m, "spec", "resourceGroups") {
-		for _, fl := range snapshot.Maps(rg, "flavors") {
-			for _, r := range snapshot.Maps(fl, "resources") {
-				name := snapshot.Str(r, "name")
-				addQuantity(sums, name, snapshot.Str(r, "nominalQuota"))
-				limit := snapshot.Str(r, "borrowingLimit")
+	for _, rg := range objects(m, "spec", "resourceGroups") {
+		for _, fl := range objects(rg, "flavors") {
+			for _, r := range objects(fl, "resources") {
+				name := str(r, "name")
+				addQuantity(sums, name, quantityAt(r, "nominalQuota"))
+				limit := quantityAt(r, "borrowingLimit")
 				switch {
 				case limit != "":
 					addQuantity(sums, name, limit)
@@ -121,8 +122,8 @@ func clusterQueueQuota(m map[string]any, cohort bool) (map[string]string, []stri
 func flavorSums(flavors []map[string]any, field string) map[string]string {
 	sums := map[string]resource.Quantity{}
 	for _, fl := range flavors {
-		for _, r := range snapshot.Maps(fl, "resources") {
-			addQuantity(sums, snapshot.Str(r, "name"), snapshot.Str(r, field))
+		for _, r := range objects(fl, "resources") {
+			addQuantity(sums, str(r, "name"), quantityAt(r, field))
 		}
 	}
 	return quantityStrings(sums)

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"cmp"
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/snapshot"
 )
@@ -16,24 +17,24 @@ func (rayJobAdapter) matches(o *snapshot.Object) bool {
 
 func (rayJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	rayGroups(job, snapshot.Map(m, replicaPath(o)...))
-	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
-	job.Spec.Entrypoint = snapshot.Str(m, "spec", "entrypoint")
+	rayGroups(job, object(m, replicaPath(o)...))
+	job.Spec.Suspend = boolean(m, "spec", "suspend")
+	job.Spec.Entrypoint = str(m, "spec", "entrypoint")
 	job.Spec.RunPolicy.BackoffLimit = intPtr(m, "spec", "backoffLimit")
-	if n, ok := snapshot.Int(m, "spec", "activeDeadlineSeconds"); ok {
+	if n, ok := integer(m, "spec", "activeDeadlineSeconds"); ok {
 		v := int64(n)
 		job.Spec.RunPolicy.ActiveDeadlineSeconds = &v
 	}
 	if q := o.Labels["kueue.x-k8s.io/queue-name"]; q != "" {
 		job.Spec.Scheduler = evidence.Scheduler{Name: "kueue", Queue: q}
 	}
-	st := snapshot.Map(m, "status")
-	job.Status.Phase = snapshot.Str(st, "jobStatus")
-	job.Status.DeploymentStatus = snapshot.Str(st, "jobDeploymentStatus")
-	job.Status.Reason = snapshot.Str(st, "reason")
-	job.Status.Message = snapshot.Str(st, "message")
-	job.Status.CompletionTime = firstNonEmpty(job.Status.CompletionTime, snapshot.Str(st, "endTime"))
-	job.Status.BackoffCount, _ = snapshot.Int(st, "failed")
+	st := object(m, "status")
+	job.Status.Phase = str(st, "jobStatus")
+	job.Status.DeploymentStatus = str(st, "jobDeploymentStatus")
+	job.Status.Reason = str(st, "reason")
+	job.Status.Message = str(st, "message")
+	job.Status.CompletionTime = cmp.Or(job.Status.CompletionTime, str(st, "endTime"))
+	job.Status.BackoffCount, _ = integer(st, "failed")
 
 	switch {
 	case job.Status.DeploymentStatus == "Suspended" || job.Status.DeploymentStatus == "Suspending" || job.Spec.Suspend:
@@ -59,14 +60,14 @@ func (rayClusterAdapter) matches(o *snapshot.Object) bool {
 
 func (rayClusterAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	rayGroups(job, snapshot.Map(m, replicaPath(o)...))
-	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
-	st := snapshot.Map(m, "status")
-	job.Status.Phase = snapshot.Str(st, "state")
-	job.Status.Reason = snapshot.Str(st, "reason")
+	rayGroups(job, object(m, replicaPath(o)...))
+	job.Spec.Suspend = boolean(m, "spec", "suspend")
+	st := object(m, "status")
+	job.Status.Phase = str(st, "state")
+	job.Status.Reason = str(st, "reason")
 	job.Status.Counts = map[string]int{}
 	for _, k := range []string{"readyWorkerReplicas", "availableWorkerReplicas", "desiredWorkerReplicas", "minWorkerReplicas", "maxWorkerReplicas"} {
-		if n, ok := snapshot.Int(st, k); ok {
+		if n, ok := integer(st, k); ok {
 			job.Status.Counts[k] = n
 		}
 	}
@@ -85,21 +86,21 @@ func (rayClusterAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job)
 
 // rayGroups adds the head group and the worker groups of a RayCluster spec.
 func rayGroups(job *evidence.Job, spec map[string]any) {
-	if head := snapshot.Map(spec, "headGroupSpec"); head != nil {
+	if head := object(spec, "headGroupSpec"); head != nil {
 		job.Replicas = append(job.Replicas, evidence.ReplicaGroup{
-			Type: "head", Expected: 1, Template: podTemplate(snapshot.Map(head, "template")),
+			Type: "head", Expected: 1, Template: podTemplate(job, object(head, "template")),
 		})
 	}
-	for _, wg := range snapshot.Maps(spec, "workerGroupSpecs") {
+	for _, wg := range objects(spec, "workerGroupSpecs") {
 		g := evidence.ReplicaGroup{
-			Type: snapshot.Str(wg, "groupName"), Expected: 1,
+			Type: str(wg, "groupName"), Expected: 1,
 			MinReplicas: intPtr(wg, "minReplicas"), MaxReplicas: intPtr(wg, "maxReplicas"),
-			Template: podTemplate(snapshot.Map(wg, "template")),
+			Template: podTemplate(job, object(wg, "template")),
 		}
-		if n, ok := snapshot.Int(wg, "replicas"); ok {
+		if n, ok := integer(wg, "replicas"); ok {
 			g.Expected = n
 		}
-		if snapshot.Bool(wg, "suspend") {
+		if boolean(wg, "suspend") {
 			g.Expected = 0
 		}
 		job.Replicas = append(job.Replicas, g)

@@ -1,6 +1,7 @@
 package adapt
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -19,57 +20,57 @@ func (t9kAdapter) matches(o *snapshot.Object) bool {
 
 func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	for _, rs := range snapshot.Maps(m, replicaPath(o)...) {
-		g := evidence.ReplicaGroup{Type: snapshot.Str(rs, "type"), Expected: 1, RestartPolicy: snapshot.Str(rs, "restartPolicy")}
-		if n, ok := snapshot.Int(rs, "replicas"); ok {
+	for _, rs := range objects(m, replicaPath(o)...) {
+		g := evidence.ReplicaGroup{Type: str(rs, "type"), Expected: 1, RestartPolicy: str(rs, "restartPolicy")}
+		if n, ok := integer(rs, "replicas"); ok {
 			g.Expected = n
 		}
-		g.Template = podTemplate(snapshot.Map(rs, "template"))
+		g.Template = podTemplate(job, object(rs, "template"))
 		job.Replicas = append(job.Replicas, g)
 	}
 	job.Spec.RunMode = evidence.RunMode{
-		Debug: snapshot.Bool(m, "spec", "runMode", "debug", "enable") || snapshot.Bool(m, "spec", "runMode", "debug", "enabled"),
-		Pause: snapshot.Bool(m, "spec", "runMode", "pause", "enable") || snapshot.Bool(m, "spec", "runMode", "pause", "enabled"),
+		Debug: boolean(m, "spec", "runMode", "debug", "enable") || boolean(m, "spec", "runMode", "debug", "enabled"),
+		Pause: boolean(m, "spec", "runMode", "pause", "enable") || boolean(m, "spec", "runMode", "pause", "enabled"),
 	}
-	rp := snapshot.Map(m, "spec", "runPolicy")
-	job.Spec.RunPolicy = evidence.RunPolicy{BackoffLimit: intPtr(rp, "backoffLimit"), CleanPodPolicy: snapshot.Str(rp, "cleanUpPolicy")}
-	if n, ok := snapshot.Int(rp, "activeDeadlineSeconds"); ok {
+	rp := object(m, "spec", "runPolicy")
+	job.Spec.RunPolicy = evidence.RunPolicy{BackoffLimit: intPtr(rp, "backoffLimit"), CleanPodPolicy: str(rp, "cleanUpPolicy")}
+	if n, ok := integer(rp, "activeDeadlineSeconds"); ok {
 		v := int64(n)
 		job.Spec.RunPolicy.ActiveDeadlineSeconds = &v
 	}
-	if q := firstNonEmpty(snapshot.Str(m, "spec", "scheduler", "t9kScheduler", "queue"), snapshot.Str(m, "spec", "scheduler", "t9kScheduler", "Queue")); q != "" {
+	if q := cmp.Or(str(m, "spec", "scheduler", "t9kScheduler", "queue"), str(m, "spec", "scheduler", "t9kScheduler", "Queue")); q != "" {
 		job.Spec.Scheduler = evidence.Scheduler{Name: "t9k-scheduler", Queue: q}
 	}
-	if el := snapshot.Map(m, "spec", "elastic"); el != nil {
+	if el := object(m, "spec", "elastic"); el != nil {
 		job.Spec.Elastic = &evidence.Elastic{
-			Enabled: snapshot.Bool(el, "enable") || snapshot.Bool(el, "enabled"), MinReplicas: intPtr(el, "minReplicas"),
+			Enabled: boolean(el, "enable") || boolean(el, "enabled"), MinReplicas: intPtr(el, "minReplicas"),
 			MaxReplicas: intPtr(el, "maxReplicas"), ExpectedReplicas: intPtr(el, "expectedReplicas"),
 		}
 	}
-	if tc := snapshot.Map(m, "spec", "torchrunConfig"); tc != nil {
+	if tc := object(m, "spec", "torchrunConfig"); tc != nil {
 		job.Spec.Torchrun = &evidence.Torchrun{
-			Enabled: snapshot.Bool(tc, "enable") || snapshot.Bool(tc, "enabled"), MaxRestarts: intPtr(tc, "maxRestarts"),
-			ProcPerNode: snapshot.Str(tc, "procPerNode"), RdzvBackend: snapshot.Str(tc, "rdzvBackend"),
+			Enabled: boolean(tc, "enable") || boolean(tc, "enabled"), MaxRestarts: intPtr(tc, "maxRestarts"),
+			ProcPerNode: intOrString(tc, "procPerNode"), RdzvBackend: str(tc, "rdzvBackend"),
 		}
 		if job.Spec.Torchrun.Enabled {
 			setProcs(job, job.Spec.Torchrun.ProcPerNode)
 		}
 	}
 
-	st := snapshot.Map(m, "status")
-	job.Status.Phase = snapshot.Str(st, "phase")
-	job.Status.BackoffCount, _ = snapshot.Int(st, "backoffCount")
-	if agg := snapshot.Map(st, "aggregate"); agg != nil {
+	st := object(m, "status")
+	job.Status.Phase = str(st, "phase")
+	job.Status.BackoffCount, _ = integer(st, "backoffCount")
+	if agg := object(st, "aggregate"); agg != nil {
 		job.Status.Counts = map[string]int{}
 		for k := range agg {
-			job.Status.Counts[k], _ = snapshot.Int(agg, k)
+			job.Status.Counts[k], _ = integer(agg, k)
 		}
 	}
-	for _, task := range snapshot.Maps(st, "tasks") {
+	for _, task := range objects(st, "tasks") {
 		for i := range job.Replicas {
-			if strings.EqualFold(job.Replicas[i].Type, snapshot.Str(task, "type")) {
-				rc, _ := snapshot.Int(task, "restartCount")
-				job.Replicas[i].Reported = map[string]int{"restartCount": rc, "replicas": len(snapshot.Maps(task, "replicaStatus"))}
+			if strings.EqualFold(job.Replicas[i].Type, str(task, "type")) {
+				rc, _ := integer(task, "restartCount")
+				job.Replicas[i].Reported = map[string]int{"restartCount": rc, "replicas": len(objects(task, "replicaStatus"))}
 			}
 		}
 	}
@@ -96,34 +97,34 @@ func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 // Pod objects may be gone): phase and container exit codes are kept there.
 func (t9kAdapter) extraPods(o *snapshot.Object, have map[string]bool) []evidence.Pod {
 	var out []evidence.Pod
-	for _, task := range snapshot.Maps(o.Raw, "status", "tasks") {
-		typ := snapshot.Str(task, "type")
-		for _, rs := range snapshot.Maps(task, "replicaStatus") {
+	for _, task := range objects(o.Raw, "status", "tasks") {
+		typ := str(task, "type")
+		for _, rs := range objects(task, "replicaStatus") {
 			// replicaStatus names are the controller's sub-resource names
 			// ("worker-0"), not pod names ("<job>-worker-0").
-			name := snapshot.Str(rs, "name")
-			if name == "" || have[name] || have[o.Name+"-"+name] || have[snapshot.Str(rs, "uid")] {
+			name := str(rs, "name")
+			if name == "" || have[name] || have[o.Name+"-"+name] || have[str(rs, "uid")] {
 				continue
 			}
 			// A replica still being created has no phase and no containers:
 			// there is no pod to describe, only a missing one, which the
 			// replica counts already show.
-			if snapshot.Str(rs, "phase") == "" && len(snapshot.Maps(rs, "containers")) == 0 {
+			if str(rs, "phase") == "" && len(objects(rs, "containers")) == 0 {
 				continue
 			}
 			if !strings.HasPrefix(name, o.Name+"-") {
 				name = o.Name + "-" + name
 			}
 			p := evidence.Pod{
-				Name: name, Namespace: o.Namespace, UID: snapshot.Str(rs, "uid"), ReplicaType: typ,
-				Phase: firstNonEmpty(snapshot.Str(rs, "phase"), "Unknown"), Conditions: []evidence.Condition{},
+				Name: name, Namespace: o.Namespace, UID: str(rs, "uid"), ReplicaType: typ,
+				Phase: cmp.Or(str(rs, "phase"), "Unknown"), Conditions: []evidence.Condition{},
 				Containers: []evidence.Container{},
 			}
-			for _, c := range snapshot.Maps(rs, "containers") {
-				ce := evidence.Container{ContainerSpec: evidence.ContainerSpec{Name: snapshot.Str(c, "name")}}
-				state := strings.ToLower(snapshot.Str(c, "state"))
+			for _, c := range objects(rs, "containers") {
+				ce := evidence.Container{ContainerSpec: evidence.ContainerSpec{Name: str(c, "name")}}
+				state := strings.ToLower(str(c, "state"))
 				ce.State.State = state
-				if code, ok := snapshot.Int(c, "exitCode"); ok && state == "terminated" {
+				if code, ok := integer(c, "exitCode"); ok && state == "terminated" {
 					ce.State.ExitCode = &code
 				}
 				p.Containers = append(p.Containers, ce)

@@ -19,10 +19,10 @@ func (trainJobAdapter) matches(o *snapshot.Object) bool {
 
 func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	m := o.Raw
-	tr := snapshot.Map(m, replicaPath(o)...)
-	job.Spec.Suspend = snapshot.Bool(m, "spec", "suspend")
-	job.Spec.Runtime = snapshot.Str(m, "spec", "runtimeRef", "name")
-	setProcs(job, snapshot.Str(tr, "numProcPerNode"))
+	tr := object(m, replicaPath(o)...)
+	job.Spec.Suspend = boolean(m, "spec", "suspend")
+	job.Spec.Runtime = str(m, "spec", "runtimeRef", "name")
+	setProcs(job, intOrString(tr, "numProcPerNode"))
 
 	var jobset *snapshot.Object
 	_, workloads := ix.related(o)
@@ -32,34 +32,34 @@ func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 		}
 	}
 	if jobset != nil {
-		for _, rj := range snapshot.Maps(jobset.Raw, "spec", "replicatedJobs") {
-			replicas, ok := snapshot.Int(rj, "replicas")
+		for _, rj := range objects(jobset.Raw, "spec", "replicatedJobs") {
+			replicas, ok := integer(rj, "replicas")
 			if !ok {
 				replicas = 1
 			}
-			parallelism, ok := snapshot.Int(rj, "template", "spec", "parallelism")
+			parallelism, ok := integer(rj, "template", "spec", "parallelism")
 			if !ok {
 				parallelism = 1
 			}
 			job.Replicas = append(job.Replicas, evidence.ReplicaGroup{
-				Type:     snapshot.Str(rj, "name"),
+				Type:     str(rj, "name"),
 				Expected: replicas * parallelism,
-				Template: podTemplate(snapshot.Map(rj, "template", "spec", "template")),
+				Template: podTemplate(job, object(rj, "template", "spec", "template")),
 			})
 		}
-		if n, ok := snapshot.Int(jobset.Raw, "spec", "failurePolicy", "maxRestarts"); ok {
+		if n, ok := integer(jobset.Raw, "spec", "failurePolicy", "maxRestarts"); ok {
 			job.Spec.RunPolicy.BackoffLimit = &n
 		}
 	} else {
-		nodes, ok := snapshot.Int(tr, "numNodes")
+		nodes, ok := integer(tr, "numNodes")
 		if !ok {
 			nodes = 1
 		}
 		g := evidence.ReplicaGroup{Type: "node", Expected: nodes}
 		c := evidence.ContainerSpec{
-			Name: "node", Image: snapshot.Str(tr, "image"),
-			Requests: snapshot.StrMap(tr, "resourcesPerNode", "requests"),
-			Limits:   snapshot.StrMap(tr, "resourcesPerNode", "limits"),
+			Name: "node", Image: str(tr, "image"),
+			Requests: resources(tr, "resourcesPerNode", "requests"),
+			Limits:   resources(tr, "resourcesPerNode", "limits"),
 		}
 		g.Template.Containers = []evidence.ContainerSpec{c}
 		g.Template.GPULimit = gpuCount(c.Limits)
@@ -70,14 +70,14 @@ func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 		job.Replicas = append(job.Replicas, g)
 	}
 	// status.jobsStatus: per replicated job counts.
-	for _, js := range snapshot.Maps(m, "status", "jobsStatus") {
+	for _, js := range objects(m, "status", "jobsStatus") {
 		for i := range job.Replicas {
-			if job.Replicas[i].Type != snapshot.Str(js, "name") {
+			if job.Replicas[i].Type != str(js, "name") {
 				continue
 			}
 			job.Replicas[i].Reported = map[string]int{}
 			for _, k := range []string{"ready", "succeeded", "failed", "active", "suspended"} {
-				n, _ := snapshot.Int(js, k)
+				n, _ := integer(js, k)
 				job.Replicas[i].Reported[k] = n
 			}
 		}
@@ -85,7 +85,7 @@ func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	if q := o.Labels["kueue.x-k8s.io/queue-name"]; q != "" {
 		job.Spec.Scheduler = evidence.Scheduler{Name: "kueue", Queue: q}
 	}
-	if d, ok := snapshot.Int(m, "spec", "activeDeadlineSeconds"); ok {
+	if d, ok := integer(m, "spec", "activeDeadlineSeconds"); ok {
 		v := int64(d)
 		job.Spec.RunPolicy.ActiveDeadlineSeconds = &v
 	}

@@ -1,11 +1,19 @@
 package collect
 
 import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // kindInfo is one served version of a kind of the registry (engine/kinds),
@@ -58,4 +66,135 @@ func owners(refs []metav1.OwnerReference) []kinds.Owner {
 		out = append(out, kinds.Owner{Kind: r.Kind, Name: r.Name, UID: string(r.UID)})
 	}
 	return out
+}
+
+// discover finds which of the known kinds the cluster serves. A kind that is
+// not served is simply not collected: most clusters run one or two operators.
+func (c *collector) discover(ctx context.Context) error {
+	for _, k := range knownKinds {
+		gv := k.GVR.GroupVersion()
+		if _, done := c.served[gv]; done {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("discover API resources: %w", err)
+		}
+		c.served[gv] = map[string]bool{}
+		rctx, cancel := c.reqCtx(ctx)
+		list, err := c.c.discovery.ServerResourcesForGroupVersionWithContext(rctx, gv.String())
+		cancel()
+		switch {
+		case err == nil:
+			for _, r := range list.APIResources {
+				c.served[gv][r.Name] = true
+			}
+		case apierrors.IsNotFound(err):
+			// Not installed: skipped silently.
+		case isTransport(err):
+			return fmt.Errorf("discover API resources (%s): %w: %w", gv, ErrUnreachable, err)
+		default:
+			c.note("API group %s not discoverable: %s", gv, reason(err))
+		}
+	}
+	for _, k := range knownKinds {
+		if !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+			c.debugf("%s (%s) not served by the cluster", k.Kind, k.GVR.GroupVersion())
+		}
+	}
+	return nil
+}
+
+// scanNamespaces returns the namespaces to list in ("" means all).
+func (c *collector) scanNamespaces() []string {
+	if c.opts.AllNamespaces {
+		return []string{metav1.NamespaceAll}
+	}
+	set := map[string]bool{c.opts.Namespace: true}
+	for _, j := range c.opts.Jobs {
+		if ns, _, ok := strings.Cut(j, "/"); ok && ns != "" {
+			set[ns] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for ns := range set {
+		out = append(out, ns)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// wanted reports whether a job named in Options.Jobs (or all, if none) matches.
+func (c *collector) wanted(ns, name string) (bool, string) {
+	if len(c.opts.Jobs) == 0 {
+		return true, ""
+	}
+	for _, j := range c.opts.Jobs {
+		if jns, jname, ok := strings.Cut(j, "/"); ok {
+			if jns == ns && jname == name {
+				return true, j
+			}
+			continue
+		}
+		if j == name && (c.opts.AllNamespaces || ns == c.opts.Namespace) {
+			return true, j
+		}
+	}
+	return false, ""
+}
+
+func fileFor(r schema.GroupVersionResource) string {
+	if r.Group == "" {
+		return r.Resource
+	}
+	return r.Resource + "." + r.Group
+}
+
+func (c *collector) listKind(ctx context.Context, i int) {
+	k := knownKinds[i]
+	if !c.served[k.GVR.GroupVersion()][k.GVR.Resource] {
+		return
+	}
+	for _, ns := range c.scanNamespaces() {
+		if c.gone(ctx) {
+			return
+		}
+		items, err := c.listDynamic(ctx, k.GVR, ns)
+		if err != nil {
+			if c.failedMiss(ctx, err, snapshot.Missing{What: "jobs", Namespace: ns}, "%s not readable in %s", fileFor(k.GVR), nsLabel(ns)) {
+				return
+			}
+			continue
+		}
+		for _, it := range items {
+			cleanObject(it, k.GVR.GroupVersion().String(), k.Kind)
+		}
+		c.listed[i] = append(c.listed[i], items...)
+	}
+}
+
+func nsLabel(ns string) string {
+	if ns == "" {
+		return "all namespaces"
+	}
+	return ns
+}
+
+// listDynamic lists all objects of a resource, page by page.
+func (c *collector) listDynamic(ctx context.Context, r schema.GroupVersionResource, ns string) ([]*unstructured.Unstructured, error) {
+	var out []*unstructured.Unstructured
+	list := func(ctx context.Context, opts metav1.ListOptions) (runtime.Object, error) {
+		return c.c.dynamic.Resource(r).Namespace(ns).List(ctx, opts)
+	}
+	err := c.eachItem(ctx, list, func(o runtime.Object) error {
+		u, ok := o.(*unstructured.Unstructured)
+		if !ok {
+			return fmt.Errorf("list %s: unexpected %T", r.Resource, o)
+		}
+		out = append(out, u)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }

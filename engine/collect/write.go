@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/engine/snapshot"
 )
 
 // safeName turns an object name (attacker-controllable: it can come from
@@ -222,4 +224,72 @@ func redactArgs(args []any) {
 		}
 		secretNext = flag != s && !hasValue && redact.SecretName(name)
 	}
+}
+
+// writeObjects writes one List file per resource and returns the object count.
+func (c *collector) writeObjects() (int, error) {
+	files := make([]string, 0, len(c.picked))
+	for f := range c.picked {
+		files = append(files, f)
+	}
+	sort.Strings(files)
+	n := 0
+	for _, f := range files {
+		objs := c.picked[f]
+		sortObjects(objs)
+		data, err := marshalList(objs)
+		if err != nil {
+			return n, fmt.Errorf("write %s: %w", f, err)
+		}
+		p, err := safeJoin(c.out, f+".yaml")
+		if err != nil {
+			return n, err
+		}
+		if err := writeFile(p, data); err != nil {
+			return n, err
+		}
+		n += len(objs)
+	}
+	return n, nil
+}
+
+func sortedMissing(set map[snapshot.Missing]bool) []snapshot.Missing {
+	out := make([]snapshot.Missing, 0, len(set))
+	for m := range set {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		x, y := out[a], out[b]
+		return x.What+"\x00"+x.Namespace+"\x00"+x.Pod+"\x00"+x.Container+"\x00"+x.Reason <
+			y.What+"\x00"+y.Namespace+"\x00"+y.Pod+"\x00"+y.Container+"\x00"+y.Reason
+	})
+	return out
+}
+
+// toUnstructured converts a typed object and stamps its kind and apiVersion,
+// which typed clients leave empty.
+func toUnstructured(obj runtime.Object, apiVersion, kind string) (*unstructured.Unstructured, error) {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		return nil, fmt.Errorf("convert %s: %w", kind, err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	cleanObject(u, apiVersion, kind)
+	return u, nil
+}
+
+func objKey(group, kind, ns, name string) string { return group + "/" + kind + "/" + ns + "/" + name }
+
+// pick adds an object to the set that will be written, once.
+func (c *collector) pick(file string, o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	key := objKey(gvk.Group, gvk.Kind, o.GetNamespace(), o.GetName())
+	if c.seen[key] {
+		return false
+	}
+	c.seen[key] = true
+	c.picked[file] = append(c.picked[file], o)
+	return true
 }

@@ -7,12 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // FuzzParseObjects feeds arbitrary bytes as one object file. Parsing must
 // not panic; every warning names the file; every object read is a named
 // Kubernetes object from that file whose fields hold only JSON-like values,
-// so the adapters' accessors can walk them.
+// so apimachinery's unstructured helpers can walk them, and every core
+// kind has its typed value, decoded or not.
 func FuzzParseObjects(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "mixed", "*"))
 	more, _ := filepath.Glob(filepath.Join("testdata", "mixed", "*", "*.json"))
@@ -37,12 +41,13 @@ func FuzzParseObjects(f *testing.F) {
 				t.Errorf("object %+v", o)
 			}
 			checkJSONLike(t, o.Raw, 0)
-			for _, p := range [][]string{{"metadata", "name"}, {"spec", "replicas"}, {"status", "phase"}} {
-				_ = Str(o.Raw, p...)
-				_, _ = Int(o.Raw, p...)
-				_ = Bool(o.Raw, p...)
-				_ = StrMap(o.Raw, p[:1]...)
-				_ = Maps(o.Raw, p...)
+			// The unstructured helpers must be able to walk every object.
+			u := o.Unstructured()
+			_, _, _ = unstructured.NestedString(u.Object, "spec", "nodeName")
+			_, _, _ = unstructured.NestedInt64(u.Object, "spec", "replicas")
+			_ = u.GetLabels()
+			if k := typedKinds[schema.GroupKind{Group: o.Group, Kind: o.Kind}]; k != nil && o.typed == nil {
+				t.Errorf("%s %s has no typed value", o.Kind, o.Name)
 			}
 		}
 		again, warns2 := parseObjects(data, rel)
@@ -52,8 +57,9 @@ func FuzzParseObjects(f *testing.F) {
 	})
 }
 
-// checkJSONLike fails when v holds something normalise should have turned
-// into a JSON-like value: a map with non-string keys or a time.
+// checkJSONLike fails when v holds something that is not a JSON-like
+// value, as unstructured objects need: a map with non-string keys or a
+// time.
 func checkJSONLike(t *testing.T, v any, depth int) {
 	t.Helper()
 	switch x := v.(type) {

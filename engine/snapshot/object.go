@@ -1,12 +1,24 @@
 package snapshot
 
 import (
-	"strconv"
+	"encoding/json"
+	"fmt"
 	"strings"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 )
 
 // Object is one Kubernetes object as read, with the fields every adapter
-// needs pulled out.
+// needs pulled out. The core kinds (Pod, Event, Node, ResourceQuota, batch
+// Job) are also decoded into their k8s.io/api types, which Pod, Event and
+// the other accessors return; every other kind is read from Raw with
+// apimachinery's unstructured helpers.
 type Object struct {
 	Kind       string
 	APIVersion string
@@ -18,9 +30,13 @@ type Object struct {
 	Labels      map[string]string
 	Annotations map[string]string
 	Owners      []OwnerRef
-	Raw         map[string]any
+	// Raw is the object as decoded: JSON-like values, the content of an
+	// unstructured.Unstructured.
+	Raw map[string]any
 	// File is the snapshot-relative file the object came from.
 	File string
+	// typed is the k8s.io/api value of a core kind, nil for other kinds.
+	typed any
 }
 
 // OwnerRef is an ownerReferences entry.
@@ -33,29 +49,113 @@ type OwnerRef struct {
 }
 
 func newObject(m map[string]any, file string) *Object {
+	u := &unstructured.Unstructured{Object: m}
 	o := &Object{Raw: m, File: file}
-	o.Kind = Str(m, "kind")
-	o.APIVersion = Str(m, "apiVersion")
+	o.Kind = u.GetKind()
+	o.APIVersion = u.GetAPIVersion()
 	if i := strings.LastIndex(o.APIVersion, "/"); i >= 0 {
 		o.Group = o.APIVersion[:i]
 	}
-	o.Namespace = Str(m, "metadata", "namespace")
-	o.Name = Str(m, "metadata", "name")
-	o.UID = Str(m, "metadata", "uid")
-	o.Labels = StrMap(m, "metadata", "labels")
-	o.Annotations = StrMap(m, "metadata", "annotations")
-	for _, r := range Slice(m, "metadata", "ownerReferences") {
-		rm, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		ctrl, _ := rm["controller"].(bool)
+	o.Namespace = u.GetNamespace()
+	o.Name = u.GetName()
+	o.UID = string(u.GetUID())
+	o.Labels = u.GetLabels()
+	o.Annotations = u.GetAnnotations()
+	for _, r := range u.GetOwnerReferences() {
 		o.Owners = append(o.Owners, OwnerRef{
-			Kind: Str(rm, "kind"), APIVersion: Str(rm, "apiVersion"),
-			Name: Str(rm, "name"), UID: Str(rm, "uid"), Controller: ctrl,
+			Kind: r.Kind, APIVersion: r.APIVersion, Name: r.Name, UID: string(r.UID),
+			Controller: r.Controller != nil && *r.Controller,
 		})
 	}
 	return o
+}
+
+// typedKinds makes an empty value of each kind decoded into k8s.io/api
+// types.
+var typedKinds = map[schema.GroupKind]func() any{
+	{Kind: "Pod"}:                           func() any { return &corev1.Pod{} },
+	{Kind: "Event"}:                         func() any { return &corev1.Event{} },
+	{Group: "events.k8s.io", Kind: "Event"}: func() any { return &eventsv1.Event{} },
+	{Kind: "Node"}:                          func() any { return &corev1.Node{} },
+	{Kind: "ResourceQuota"}:                 func() any { return &corev1.ResourceQuota{} },
+	{Group: "batch", Kind: "Job"}:           func() any { return &batchv1.Job{} },
+}
+
+// decode fills typed for the core kinds. It goes through JSON, as the API
+// server's own clients do: a field of the wrong type is skipped and the
+// rest still read, so a hand-edited snapshot loses only that field. The
+// error says what was not read; the object is kept either way, with the
+// metadata already read, so that it still links to its job.
+func (o *Object) decode() error {
+	newTyped, ok := typedKinds[schema.GroupKind{Group: o.Group, Kind: o.Kind}]
+	if !ok {
+		return nil
+	}
+	t := newTyped()
+	o.typed = t
+	b, err := json.Marshal(o.Raw)
+	if err == nil {
+		err = json.Unmarshal(b, t)
+	}
+	if err != nil {
+		o.restoreMeta()
+		name := o.Name
+		if o.Namespace != "" {
+			name = o.Namespace + "/" + name
+		}
+		return fmt.Errorf("%s %s not fully read: %w", o.Kind, name, err)
+	}
+	return nil
+}
+
+// restoreMeta puts back the metadata a failed decode may have left out.
+func (o *Object) restoreMeta() {
+	var meta *metav1.ObjectMeta
+	switch t := o.typed.(type) {
+	case *corev1.Pod:
+		meta = &t.ObjectMeta
+	case *corev1.Event:
+		meta = &t.ObjectMeta
+	case *eventsv1.Event:
+		meta = &t.ObjectMeta
+	case *corev1.Node:
+		meta = &t.ObjectMeta
+	case *corev1.ResourceQuota:
+		meta = &t.ObjectMeta
+	case *batchv1.Job:
+		meta = &t.ObjectMeta
+	default:
+		return
+	}
+	meta.Name, meta.Namespace, meta.UID = o.Name, o.Namespace, types.UID(o.UID)
+	meta.Labels, meta.Annotations = o.Labels, o.Annotations
+}
+
+// Pod returns the object as a core/v1 Pod, or nil if it is none.
+func (o *Object) Pod() *corev1.Pod { p, _ := o.typed.(*corev1.Pod); return p }
+
+// Event returns the object as a core/v1 Event, or nil if it is none.
+func (o *Object) Event() *corev1.Event { e, _ := o.typed.(*corev1.Event); return e }
+
+// EventV1 returns the object as an events.k8s.io/v1 Event, or nil.
+func (o *Object) EventV1() *eventsv1.Event { e, _ := o.typed.(*eventsv1.Event); return e }
+
+// Node returns the object as a core/v1 Node, or nil if it is none.
+func (o *Object) Node() *corev1.Node { n, _ := o.typed.(*corev1.Node); return n }
+
+// ResourceQuota returns the object as a core/v1 ResourceQuota, or nil.
+func (o *Object) ResourceQuota() *corev1.ResourceQuota {
+	q, _ := o.typed.(*corev1.ResourceQuota)
+	return q
+}
+
+// Job returns the object as a batch/v1 Job, or nil if it is none.
+func (o *Object) Job() *batchv1.Job { j, _ := o.typed.(*batchv1.Job); return j }
+
+// Unstructured returns the object for apimachinery's unstructured
+// helpers; it shares Raw.
+func (o *Object) Unstructured() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: o.Raw}
 }
 
 func (o *Object) sortKey() string {
@@ -64,110 +164,3 @@ func (o *Object) sortKey() string {
 
 // Key is kind/namespace/name.
 func (o *Object) Key() string { return o.Kind + "/" + o.Namespace + "/" + o.Name }
-
-// Get walks nested maps.
-func Get(m map[string]any, path ...string) any {
-	var cur any = m
-	for _, p := range path {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = mm[p]
-	}
-	return cur
-}
-
-// Str returns a nested string, or "".
-func Str(m map[string]any, path ...string) string {
-	switch v := Get(m, path...).(type) {
-	case string:
-		return v
-	case nil:
-		return ""
-	case bool:
-		if v {
-			return "true"
-		}
-		return "false"
-	case int:
-		return itoa(int64(v))
-	case int64:
-		return itoa(v)
-	case float64:
-		if v == float64(int64(v)) {
-			return itoa(int64(v))
-		}
-	}
-	return ""
-}
-
-// Int returns a nested integer and whether it was present.
-func Int(m map[string]any, path ...string) (int, bool) {
-	switch v := Get(m, path...).(type) {
-	case int:
-		return v, true
-	case int64:
-		return int(v), true
-	case float64:
-		return int(v), true
-	case string:
-		n, ok := atoi(v)
-		return n, ok
-	}
-	return 0, false
-}
-
-// Bool returns a nested boolean.
-func Bool(m map[string]any, path ...string) bool {
-	switch v := Get(m, path...).(type) {
-	case bool:
-		return v
-	case string:
-		return v == "true"
-	}
-	return false
-}
-
-// Map returns a nested map or nil.
-func Map(m map[string]any, path ...string) map[string]any {
-	mm, _ := Get(m, path...).(map[string]any)
-	return mm
-}
-
-// Slice returns a nested list or nil.
-func Slice(m map[string]any, path ...string) []any {
-	s, _ := Get(m, path...).([]any)
-	return s
-}
-
-// Maps returns the map elements of a nested list.
-func Maps(m map[string]any, path ...string) []map[string]any {
-	var out []map[string]any
-	for _, x := range Slice(m, path...) {
-		if mm, ok := x.(map[string]any); ok {
-			out = append(out, mm)
-		}
-	}
-	return out
-}
-
-// StrMap returns a nested map of strings.
-func StrMap(m map[string]any, path ...string) map[string]string {
-	src := Map(m, path...)
-	if len(src) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(src))
-	for k := range src {
-		out[k] = Str(src, k)
-	}
-	return out
-}
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func atoi(s string) (int, bool) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
-	return n, err == nil
-}

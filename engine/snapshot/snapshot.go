@@ -6,27 +6,30 @@ package snapshot
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // maxObjectFile bounds the size of one object file; logs have no bound
-// because they are streamed, but objects are parsed whole. The YAML
-// parser's node tree costs about 20 times the file in memory for kubectl
-// output and up to about 100 times for dense flow YAML ("[1,1,1,...]"),
-// so this bound is also what bounds memory.
+// because they are streamed, but objects are parsed whole. Parsing YAML
+// (through JSON, then into typed core kinds) allocates about 45 times the
+// file for kubectl output and up to about 170 times for dense flow YAML
+// ("[1,1,1,...]"), so this bound is also what bounds memory.
 const maxObjectFile = 256 << 20
 
 // Snapshot is everything read from a snapshot directory.
@@ -64,35 +67,40 @@ type LogRef struct {
 
 // Meta is the snapshot.yaml file.
 type Meta struct {
-	CollectedAt string    `yaml:"collectedAt"`
-	Cluster     string    `yaml:"cluster"`
-	Context     string    `yaml:"context"`
-	Namespace   string    `yaml:"namespace"`
-	Notes       notes     `yaml:"notes"`
-	Missing     []Missing `yaml:"missing"`
+	CollectedAt string    `json:"collectedAt"`
+	Cluster     string    `json:"cluster"`
+	Context     string    `json:"context"`
+	Namespace   string    `json:"namespace"`
+	Notes       notes     `json:"notes"`
+	Missing     []Missing `json:"missing"`
 }
 
 // Missing is one thing a collector could not read. What is pods, events,
 // logs, previous-logs, exec, nodes, quotas, jobs or cluster (the API server
 // stopped answering); Namespace is empty for what is cluster-wide.
 type Missing struct {
-	What      string `yaml:"what" json:"what"`
-	Namespace string `yaml:"namespace,omitempty" json:"namespace,omitempty"`
-	Pod       string `yaml:"pod,omitempty" json:"pod,omitempty"`
-	Container string `yaml:"container,omitempty" json:"container,omitempty"`
-	Reason    string `yaml:"reason" json:"reason"`
+	What      string `json:"what"`
+	Namespace string `json:"namespace,omitempty"`
+	Pod       string `json:"pod,omitempty"`
+	Container string `json:"container,omitempty"`
+	Reason    string `json:"reason"`
 }
 
 // notes accepts a list of strings or a single string.
 type notes []string
 
-func (n *notes) UnmarshalYAML(v *yaml.Node) error {
-	if v.Kind == yaml.ScalarNode {
-		*n = notes{v.Value}
+func (n *notes) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*n = nil
+		return nil
+	}
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*n = notes{one}
 		return nil
 	}
 	var list []string
-	if err := v.Decode(&list); err != nil {
+	if err := json.Unmarshal(b, &list); err != nil {
 		return err
 	}
 	*n = list
@@ -234,35 +242,30 @@ func (s *Snapshot) readObjects(p, rel string) {
 }
 
 // parseObjects parses the bytes of one object file: a single object,
-// several YAML documents, or a List, in YAML or JSON (YAML is a superset of
-// JSON, and its parser gives line numbers for both). rel names the file in
+// several YAML documents, or a List, in YAML or JSON. rel names the file in
 // the objects and in the warnings, which say what was not understood. It
 // never fails: a file that is not YAML at all is one warning.
 //
-// The parser bounds nesting depth and alias expansion (a "billion laughs"
-// document is rejected after a few thousand nodes), so neither recursion
-// below nor memory can run away on hostile input.
+// The YAML parser bounds nesting depth and alias expansion (a "billion
+// laughs" document is rejected after a few thousand nodes), so neither
+// recursion below nor memory can run away on hostile input.
 func parseObjects(b []byte, rel string) ([]*Object, []string) {
 	p := &Snapshot{}
 	if bytes.IndexByte(b, 0) >= 0 {
 		p.warn("%s: binary data, not YAML or JSON", rel)
 		return nil, p.Warnings
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	for doc := 1; ; doc++ {
-		var raw any
-		err := dec.Decode(&raw)
-		if errors.Is(err, io.EOF) {
-			break
-		}
+	for i, d := range splitDocuments(b) {
+		doc := i + 1
+		raw, err := decodeDocument(d.text)
 		if err != nil {
-			p.warn("%s: %s", rel, yamlError(err))
+			p.warn("%s: %s", rel, yamlError(err, d.line))
 			break
 		}
 		if raw == nil {
 			continue
 		}
-		m, ok := normalise(raw).(map[string]any)
+		m, ok := raw.(map[string]any)
 		if !ok {
 			p.warn("%s: document %d is not a Kubernetes object", rel, doc)
 			continue
@@ -274,10 +277,88 @@ func parseObjects(b []byte, rel string) ([]*Object, []string) {
 	return p.Objects, p.Warnings
 }
 
-// yamlError makes the parser's message name the line in the usual
-// "line N: ..." form.
-func yamlError(err error) string {
+// decodeDocument decodes one YAML or JSON document into JSON-like values
+// (map[string]any, []any, string, int64, float64, bool, nil), the shape
+// apimachinery's unstructured objects hold. JSON, by far the bulk of what
+// kubectl and the collector write, is decoded directly; anything else, and
+// JSON that does not parse, goes through the YAML parser, whose errors name
+// the line.
+func decodeDocument(b []byte) (any, error) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 {
+		return nil, nil
+	}
+	var v any
+	if t[0] == '{' {
+		if err := utiljson.Unmarshal(t, &v); err == nil {
+			return v, nil
+		}
+	}
+	j, err := yaml.YAMLToJSON(b)
+	if err != nil {
+		return nil, err
+	}
+	if err := utiljson.Unmarshal(j, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// document is one YAML document of a file and the line it starts on.
+type document struct {
+	text []byte
+	line int
+}
+
+// splitDocuments cuts a file at its "---" separator lines, remembering
+// where each document starts so that the parser's line numbers, which
+// count from the document, can be made to count from the file.
+func splitDocuments(b []byte) []document {
+	var docs []document
+	cur := document{line: 1}
+	start, line := 0, 1
+	for off := 0; off < len(b); line++ {
+		end := bytes.IndexByte(b[off:], '\n')
+		next := len(b)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		if isSeparator(b[off:next]) {
+			cur.text = b[start:off]
+			docs = append(docs, cur)
+			start = next
+			cur = document{line: line + 1}
+		}
+		off = next
+	}
+	cur.text = b[start:]
+	return append(docs, cur)
+}
+
+// isSeparator reports whether a line is a document separator: "---" alone
+// or followed by a space and a comment or node, as YAML allows.
+func isSeparator(line []byte) bool {
+	rest, ok := bytes.CutPrefix(line, []byte("---"))
+	if !ok {
+		return false
+	}
+	return len(rest) == 0 || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\n' || rest[0] == '\r'
+}
+
+var yamlLine = regexp.MustCompile(`^line (\d+):`)
+
+// yamlError gives the parser's message in the usual "line N: ..." form,
+// N counted from the start of the file (first is the line the document
+// starts on). The parser counts scanner errors from 1 but, for some
+// structural errors, names the line before the one at fault; N is its
+// number moved to the file, not a corrected one.
+func yamlError(err error, first int) string {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			msg = fmt.Sprintf("line %d:%s", n+first-1, msg[len(m[0]):])
+		}
+	}
 	return msg
 }
 
@@ -312,32 +393,9 @@ func (s *Snapshot) addObject(m map[string]any, rel string) (int, error) {
 	if o.Name == "" {
 		return 0, fmt.Errorf("%s has no metadata.name", kind)
 	}
+	if err := o.decode(); err != nil {
+		s.warn("%s: %v", rel, err)
+	}
 	s.Objects = append(s.Objects, o)
 	return 1, nil
-}
-
-// normalise turns YAML decoding results into JSON-like values: string map
-// keys, RFC 3339 strings for timestamps.
-func normalise(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, val := range x {
-			x[k] = normalise(val)
-		}
-		return x
-	case map[any]any:
-		m := make(map[string]any, len(x))
-		for k, val := range x {
-			m[fmt.Sprint(k)] = normalise(val)
-		}
-		return m
-	case []any:
-		for i := range x {
-			x[i] = normalise(x[i])
-		}
-		return x
-	case time.Time:
-		return x.UTC().Format(time.RFC3339)
-	}
-	return v
 }

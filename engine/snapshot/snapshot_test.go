@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func TestReadMixed(t *testing.T) {
@@ -196,5 +198,130 @@ func TestBadCollectedAt(t *testing.T) {
 	}
 	if len(s.Warnings) != 1 || !strings.Contains(s.Warnings[0], "snapshot.yaml") || s.CollectedAt != "" {
 		t.Errorf("warnings = %q, collectedAt = %q", s.Warnings, s.CollectedAt)
+	}
+}
+
+// TestParseObjectsLines: a syntax error is reported at its line in the
+// file, not in its document, so that it can be found.
+func TestParseObjectsLines(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+	tests := []struct {
+		name, in string
+		objects  int
+		warning  string
+	}{
+		{"first document", "kind: Pod\nx: a: b\n", 0, "f.yaml: line 2: mapping values"},
+		{"third document", pod + "---\n" + pod + "--- # comment\nkind: Pod\nx: a: b\n", 2, "f.yaml: line 10: mapping values"},
+		{"JSON", "{\"apiVersion\": \"v1\",\n\"kind\": \"Pod\",\n\"metadata\": {\"name\": @}}\n", 0, "f.yaml: line 3: found character"},
+		{"separator inside text is no separator", "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nx: a---b\n", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, warns := parseObjects([]byte(tt.in), "f.yaml")
+			if len(objs) != tt.objects {
+				t.Errorf("%d objects, want %d", len(objs), tt.objects)
+			}
+			if tt.warning == "" && len(warns) != 0 || tt.warning != "" && (len(warns) != 1 || !strings.HasPrefix(warns[0], tt.warning)) {
+				t.Errorf("warnings = %q, want one starting %q", warns, tt.warning)
+			}
+		})
+	}
+}
+
+func TestNotes(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"notes: one note\n", []string{"one note"}},
+		{"notes: [a, b]\n", []string{"a", "b"}},
+		{"notes:\n", nil},
+		{"cluster: c\n", nil},
+	}
+	for _, tt := range tests {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "snapshot.yaml"), []byte(tt.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(s.Notes, tt.want) || len(s.Warnings) != 0 {
+			t.Errorf("%q: notes = %q, warnings %q, want %q", tt.in, s.Notes, s.Warnings, tt.want)
+		}
+	}
+}
+
+// TestTypedKinds: the core kinds come typed; a field of the wrong type
+// costs that field and a warning naming the file and the object, never the
+// object.
+func TestTypedKinds(t *testing.T) {
+	in := `apiVersion: v1
+kind: Pod
+metadata: {name: p, namespace: ml, uid: u1, labels: {app: a}}
+spec: {nodeName: n1}
+status:
+  phase: Running
+  containerStatuses:
+  - {name: main, restartCount: "three", state: {terminated: {exitCode: 137}}}
+---
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata: {name: e, namespace: ml}
+regarding: {kind: Pod, name: p}
+note: Back-off restarting failed container
+deprecatedCount: 4
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: j, namespace: ml}
+status: {active: 1}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1, creationTimestamp: yesterday}
+---
+apiVersion: example.com/v1
+kind: Pod
+metadata: {name: custom}
+`
+	objs, warns := parseObjects([]byte(in), "objs.yaml")
+	if len(objs) != 5 {
+		t.Fatalf("%d objects, want 5 (warnings %q)", len(objs), warns)
+	}
+	wantWarns := []string{"objs.yaml: Pod ml/p not fully read: ", "objs.yaml: Node n1 not fully read: "}
+	if len(warns) != len(wantWarns) {
+		t.Fatalf("warnings = %q, want %d", warns, len(wantWarns))
+	}
+	for i, w := range wantWarns {
+		if !strings.HasPrefix(warns[i], w) {
+			t.Errorf("warning %d = %q, want prefix %q", i, warns[i], w)
+		}
+	}
+	pod := objs[0].Pod()
+	if pod == nil || pod.Name != "p" || pod.Labels["app"] != "a" || pod.Spec.NodeName != "n1" || pod.Status.Phase != "Running" {
+		t.Fatalf("pod = %+v", pod)
+	}
+	if cs := pod.Status.ContainerStatuses; len(cs) != 1 || cs[0].Name != "main" || cs[0].State.Terminated == nil || cs[0].State.Terminated.ExitCode != 137 {
+		t.Errorf("container statuses = %+v, want all but the restart count", cs)
+	}
+	if e := objs[1].EventV1(); e == nil || e.Note != "Back-off restarting failed container" || e.DeprecatedCount != 4 || e.Regarding.Name != "p" {
+		t.Errorf("event = %+v", e)
+	}
+	if objs[1].Event() != nil || objs[1].Pod() != nil {
+		t.Error("an events.k8s.io Event is only an EventV1")
+	}
+	if j := objs[2].Job(); j == nil || j.Status.Active != 1 {
+		t.Errorf("job = %+v", j)
+	}
+	if n := objs[3].Node(); n == nil || n.Name != "n1" {
+		t.Errorf("node = %+v, want its metadata kept", n)
+	}
+	if objs[4].Pod() != nil {
+		t.Error("a Pod of another group is not a core Pod")
+	}
+	if name, _, _ := unstructured.NestedString(objs[4].Unstructured().Object, "metadata", "name"); name != "custom" {
+		t.Errorf("unstructured name = %q", name)
 	}
 }

@@ -9,9 +9,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -292,15 +294,15 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 	}
 	sort.SliceStable(items, func(i, j int) bool { return loadOrder(items[i].obj) < loadOrder(items[j].obj) })
 
-	for _, ns := range sortedKeys(nsSet) {
+	for _, ns := range slices.Sorted(maps.Keys(nsSet)) {
 		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}}
 		if _, err := l.create(ctx, o, ""); err != nil {
 			return res, err
 		}
 	}
-	res.Namespaces = sortedKeys(nsSet)
+	res.Namespaces = slices.Sorted(maps.Keys(nsSet))
 	// The Priority admission plugin rejects pods naming an unknown class.
-	for _, pc := range sortedKeys(prio) {
+	for _, pc := range slices.Sorted(maps.Keys(prio)) {
 		if strings.HasPrefix(pc, "system-") {
 			continue
 		}
@@ -362,15 +364,6 @@ func LoadIntoCluster(ctx context.Context, cfg *rest.Config, dir string, opts Loa
 	}
 	sort.Strings(res.Objects)
 	return res, errors.Join(errs...)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // loadOrder puts dependencies first and quota last.
