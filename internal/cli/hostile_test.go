@@ -165,3 +165,120 @@ func TestHostileMarkupInert(t *testing.T) {
 		}
 	})
 }
+
+// hostileNames are namespaces and names no API server would accept, but a
+// snapshot handed over by someone else may hold.
+var hostileNames = []struct{ ns, name string }{
+	{"../../..", "../../../../tmp/escape"},
+	{"/etc", "/etc/passwd"},
+	{"ml", "..\\..\\windows"},
+	{"ml\x00evil", "job\x00.html"},
+	{"ml", strings.Repeat("a", 300)},
+	{strings.Repeat("n", 300), "long-namespace"},
+	{"ml", "ml\u2010train"},  // hyphen look-alike
+	{"ml", "ml-train\u200b"}, // zero-width space
+	{"ml", "ml-tr\u0430in"},  // Cyrillic a
+	{"ml", "ml-train"},       // the job the look-alikes mimic
+	{"ｍｌ", "ｆｕｌｌｗｉｄｔｈ"},      // full-width
+	{"ml", "..."},            // only dots
+	{"ml", "."},              //
+	{"ml", "con"},            // a reserved name on Windows
+	{"ml", "job\nname\r\twith-breaks"},
+	{"ml", "index"}, // the name of a site page
+	{"ml", "x<script>alert(1)</script>"},
+}
+
+// TestHostileNamesStayInside: report --out and site --out write only under
+// their folder, whatever the names of jobs and namespaces, and show every
+// job.
+func TestHostileNamesStayInside(t *testing.T) {
+	snap := t.TempDir()
+	var jobs []hostileJob
+	for _, n := range hostileNames {
+		jobs = append(jobs, hostileJob{Namespace: n.ns, Name: n.name, Events: []string{"Back-off restarting failed container"}})
+	}
+	writeHostileSnapshot(t, snap, jobs...)
+
+	for _, tc := range []struct {
+		name string
+		args func(out string) []string
+		site bool
+	}{
+		{"report", func(out string) []string { return []string{"report", "--snapshot", snap, "--out", out} }, false},
+		{"site", func(out string) []string { return []string{"site", "--snapshot", snap, "--out", out} }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// The output folder sits two levels down in a parent that is
+			// walked before and after: nothing may appear outside it.
+			parent := t.TempDir()
+			mustWrite(t, filepath.Join(parent, "sibling", "keep.txt"), []byte("keep"))
+			out := filepath.Join(parent, "a", "out")
+			before := treeOf(t, parent)
+			r := runBounded(t, false, tc.args(out)...)
+			if r.code != exitOK {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			after := treeOf(t, parent)
+			inside := map[string]bool{}
+			for _, p := range before {
+				inside[p] = true
+			}
+			for _, p := range after {
+				if !inside[p] && p != "a/" && !strings.HasPrefix(p, "a/out/") {
+					t.Errorf("written outside %s: %s", out, p)
+				}
+			}
+			if data, err := os.ReadFile(filepath.Join(parent, "sibling", "keep.txt")); err != nil || string(data) != "keep" {
+				t.Errorf("sibling file changed: %q, %v", data, err)
+			}
+			// Nothing was written through a link or outside the tree
+			// either: every file is a regular file below out.
+			pages := 0
+			for _, p := range treeOf(t, out) {
+				if p == "./" {
+					continue
+				}
+				fi, err := os.Lstat(filepath.Join(out, filepath.FromSlash(p)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !fi.Mode().IsRegular() && !fi.IsDir() {
+					t.Errorf("%s: mode %v", p, fi.Mode())
+				}
+				if strings.ContainsAny(p, "\x00\\\n\r\t") {
+					t.Errorf("unsafe path %q", p)
+				}
+				for _, c := range strings.Split(strings.TrimSuffix(p, "/"), "/") {
+					if c == "" || c == "." || c == ".." || len(c) > 255 {
+						t.Errorf("unsafe path %q", p)
+					}
+				}
+				if strings.HasSuffix(p, ".html") {
+					pages++
+				}
+			}
+			// Every job has its pages: look-alike names do not overwrite
+			// the job they mimic.
+			if tc.site {
+				jobPages, _ := filepath.Glob(filepath.Join(out, "en", "jobs", "*.html"))
+				if len(jobPages) != len(hostileNames) {
+					t.Errorf("%d job pages for %d jobs", len(jobPages), len(hostileNames))
+				}
+			} else if want := len(hostileNames) * len(render.Languages); pages != want {
+				t.Errorf("%d HTML reports for %d jobs, want %d", pages, len(hostileNames), want)
+			}
+			inertTree(t, out, tc.site)
+		})
+	}
+	t.Run("diagnose", func(t *testing.T) {
+		t.Parallel()
+		for _, format := range render.Names() {
+			r := runBounded(t, false, "diagnose", "--snapshot", snap, "-o", format)
+			if r.code != exitOK && r.code != exitPartial {
+				t.Fatalf("-o %s: exit %d: %s", format, r.code, r.stderr)
+			}
+			inertOutput(t, format, []byte(r.stdout))
+		}
+	})
+}
