@@ -1,11 +1,19 @@
 package cli
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
 	"html"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/traindoc/traindoc/engine/explain/explaintest"
 	"github.com/traindoc/traindoc/render"
@@ -281,4 +289,142 @@ func TestHostileNamesStayInside(t *testing.T) {
 			inertOutput(t, format, []byte(r.stdout))
 		}
 	})
+}
+
+// hostileLogEnv sets the size of the hostile logs in bytes. The default
+// keeps the test well under half a minute on a busy two-core machine; the
+// issue's full size is
+//
+//	TRAINDOC_HOSTILE_LOG_BYTES=1073741824 go test -run TestHostileLogs ./internal/cli/
+const hostileLogEnv = "TRAINDOC_HOSTILE_LOG_BYTES"
+
+// hostileLogMaxRSS bounds the peak resident memory of a traindoc process
+// diagnosing and rendering a snapshot whose log is one enormous line:
+// memory must not grow with the line.
+const hostileLogMaxRSS = 200 << 20
+
+// hostileChildEnv makes the test binary run one command line as a child
+// process and exit, so that its peak RSS is the command's alone.
+const hostileChildEnv = "TRAINDOC_HOSTILE_CHILD"
+
+func hostileLogBytes(t *testing.T) int64 {
+	if v := os.Getenv(hostileLogEnv); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			t.Fatalf("%s=%q: want a byte count", hostileLogEnv, v)
+		}
+		return n
+	}
+	if testing.Short() {
+		return 16 << 20
+	}
+	return 256 << 20
+}
+
+// TestHostileLogs diagnoses and renders a log that is one line of
+// hostileLogBytes printable bytes, and one that is the same number of NUL
+// bytes, each in a child process whose peak RSS is bounded. The NUL log is
+// a sparse file, so it costs no disk.
+func TestHostileLogs(t *testing.T) {
+	if args := os.Getenv(hostileChildEnv); args != "" {
+		var argv []string
+		if err := json.Unmarshal([]byte(args), &argv); err != nil {
+			t.Fatal(err)
+		}
+		r := runBounded(t, false, argv...)
+		// The output is not kept: a report quoting a gigabyte would be a
+		// failure the parent sees through the RSS and the size.
+		fmt.Printf("exit=%d stdout=%d\nstderr=%s\n", r.code, len(r.stdout), r.stderr)
+		return
+	}
+	size := hostileLogBytes(t)
+	tests := []struct {
+		name  string
+		write func(path string) error
+	}{
+		{"one long line", func(path string) error { return writeLongLine(path, size) }},
+		{"NUL bytes", func(path string) error {
+			f, err := os.Create(path)
+			if err != nil {
+				return err
+			}
+			if err := f.Truncate(size); err != nil {
+				f.Close()
+				return err
+			}
+			return f.Close()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := t.TempDir()
+			writeHostileSnapshot(t, snap, hostileJob{Namespace: "ml", Name: "huge", LogFile: tt.write,
+				Events: []string{"Back-off restarting failed container"}})
+			for _, args := range [][]string{
+				{"diagnose", "--snapshot", snap, "-o", "html"},
+				{"report", "--snapshot", snap, "--out", filepath.Join(t.TempDir(), "out")},
+			} {
+				rss, out := runChild(t, args)
+				t.Logf("%s, %d MiB log: peak RSS %d MiB; %s", args[0], size>>20, rss>>20, strings.TrimSpace(out))
+				if !strings.Contains(out, "exit=0") && !strings.Contains(out, "exit=3") {
+					t.Errorf("%s: %s", args[0], out)
+				}
+				m := regexp.MustCompile(`stdout=(\d+)`).FindStringSubmatch(out)
+				if m == nil {
+					t.Fatalf("child said %q", out)
+				}
+				if n, _ := strconv.Atoi(m[1]); int64(n) > 4<<20 {
+					t.Errorf("%s: %d bytes of output for a one-line log", args[0], n)
+				}
+				if rss > hostileLogMaxRSS {
+					t.Errorf("%s: peak RSS %d MiB, want at most %d MiB", args[0], rss>>20, hostileLogMaxRSS>>20)
+				}
+			}
+		})
+	}
+}
+
+// runChild runs one command line in a child test process and returns its
+// peak RSS and what it printed.
+func runChild(t *testing.T, args []string) (int64, string) {
+	t.Helper()
+	argv, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHostileLogs$", "-test.count=1")
+	cmd.Env = append(os.Environ(), hostileChildEnv+"="+string(argv))
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		t.Fatalf("%s: still running after %v", describe(args), hangGuard)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", describe(args), err, out)
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Skip("no resource usage on this system")
+	}
+	// Maxrss is in KiB on Linux.
+	return int64(ru.Maxrss) << 10, string(out)
+}
+
+// writeLongLine writes size bytes of printable text without a newline.
+func writeLongLine(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	block := []byte(strings.Repeat("0123456789abcdef<script>alert(1)</script>RuntimeError: CUDA out of memory ", 1<<10))
+	for written := int64(0); written < size; {
+		n := min(int64(len(block)), size-written)
+		if _, err := f.Write(block[:n]); err != nil {
+			f.Close()
+			return err
+		}
+		written += n
+	}
+	return f.Close()
 }
