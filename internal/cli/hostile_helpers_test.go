@@ -242,3 +242,5 @@ func treeOf(t testing.TB, root string) []string {
 	sort.Strings(paths)
 	return paths
 }
+
+func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
