@@ -102,9 +102,22 @@ func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc par
 			n.SetAttributeString("translate", []byte("no"))
 		case *extast.Table:
 			labelCells(n, src)
+		case *ast.Link:
+			outsideLink(n, n.Destination)
+		case *ast.AutoLink:
+			outsideLink(n, n.URL(src))
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// outsideLink marks a link that leaves the page: the target gets no
+// handle on the report's window and no Referer naming it.
+func outsideLink(n ast.Node, dest []byte) {
+	if len(dest) == 0 || dest[0] == '#' {
+		return
+	}
+	n.SetAttributeString("rel", []byte("noopener noreferrer"))
 }
 
 // headingID gives a heading the id GitHub would, and a "¶" link to it so
