@@ -14,7 +14,7 @@ import (
 	"github.com/traindoc/traindoc/render"
 )
 
-// seededSecret is one entry of testdata/secrets/corpus.yaml.
+// seededSecret is one entry of engine/redact/testdata/seeded-secrets.yaml.
 type seededSecret struct {
 	Form   string   `json:"form"`
 	Env    string   `json:"env"`
@@ -25,7 +25,7 @@ type seededSecret struct {
 
 func loadSecretCorpus(t *testing.T) []seededSecret {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "secrets", "corpus.yaml"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "engine", "redact", "testdata", "seeded-secrets.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
