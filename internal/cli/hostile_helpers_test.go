@@ -160,10 +160,9 @@ const hangGuard = 90 * time.Second
 
 // cliResult is the outcome of one command line.
 type cliResult struct {
-	code             int
-	stdout, stderr   string
-	peakHeap         uint64 // sampled HeapInuse, bytes
-	sampledHeapWatch bool
+	code           int
+	stdout, stderr string
+	peakHeap       uint64 // sampled HeapInuse, bytes
 }
 
 // runBounded runs traindoc with args and fails the test if it has not
@@ -213,7 +212,7 @@ func runBounded(t *testing.T, watchHeap bool, args ...string) cliResult {
 	wg.Wait()
 	mu.Lock()
 	defer mu.Unlock()
-	return cliResult{code: code, stdout: out.String(), stderr: errb.String(), peakHeap: peak, sampledHeapWatch: watchHeap}
+	return cliResult{code: code, stdout: out.String(), stderr: errb.String(), peakHeap: peak}
 }
 
 // treeOf lists every path under root (relative, slash-separated, folders

@@ -18,6 +18,19 @@ import (
 	"golang.org/x/net/html"
 )
 
+// errorer is the part of testing.T the checkers use, so that their own
+// test can watch them fail.
+type errorer interface {
+	Helper()
+	Errorf(format string, args ...any)
+}
+
+// recorder is an errorer that remembers whether it was told of an error.
+type recorder struct{ failed bool }
+
+func (*recorder) Helper()                 {}
+func (r *recorder) Errorf(string, ...any) { r.failed = true }
+
 // inertHTML fails the test when page could run or load anything: a script
 // element other than the site's own files, an event-handler attribute, a
 // link or source with a scheme that runs code or leaves the page, an
@@ -25,7 +38,7 @@ import (
 // noreferrer", or a page without a Content-Security-Policy that forbids
 // inline script and outside requests. site is true for static-site pages,
 // which may load the site's own scripts by relative path.
-func inertHTML(t *testing.T, name string, page []byte, site bool) {
+func inertHTML(t errorer, name string, page []byte, site bool) {
 	t.Helper()
 	z := html.NewTokenizer(bytes.NewReader(page))
 	csp := ""
@@ -122,7 +135,7 @@ func hasRel(rel string, want ...string) bool {
 
 // checkCSP: the policy forbids everything by default, inline script and
 // script from anywhere but the site, and every outside request.
-func checkCSP(t *testing.T, name, csp string, site bool) {
+func checkCSP(t errorer, name, csp string, site bool) {
 	t.Helper()
 	if csp == "" {
 		t.Errorf("%s: no Content-Security-Policy", name)
@@ -161,18 +174,18 @@ func checkCSP(t *testing.T, name, csp string, site bool) {
 
 // markdownAsHTML renders Markdown the way a permissive host would, raw
 // HTML allowed, so that markup that escaped the report's escaping shows.
-func markdownAsHTML(t *testing.T, md []byte) []byte {
+func markdownAsHTML(t errorer, md []byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	gm := goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(gmhtml.WithUnsafe()))
 	if err := gm.Convert(md, &out); err != nil {
-		t.Fatal(err)
+		t.Errorf("markdown: %v", err)
 	}
 	return out.Bytes()
 }
 
 // inertMarkdown: rendered with raw HTML allowed, the Markdown is inert.
-func inertMarkdown(t *testing.T, name string, md []byte) {
+func inertMarkdown(t errorer, name string, md []byte) {
 	t.Helper()
 	page := markdownAsHTML(t, md)
 	// A fragment has no policy of its own; give it the strictest.
@@ -183,7 +196,7 @@ func inertMarkdown(t *testing.T, name string, md []byte) {
 // inertText: terminal output holds no control character but newline and
 // tab (no ANSI escapes, no OSC 8 hyperlinks, no carriage returns that
 // overwrite a line).
-func inertText(t *testing.T, name, s string) {
+func inertText(t errorer, name, s string) {
 	t.Helper()
 	for i, r := range s {
 		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
@@ -195,7 +208,7 @@ func inertText(t *testing.T, name, s string) {
 }
 
 // inertXML: the document parses and holds no element from the data.
-func inertXML(t *testing.T, name string, doc []byte) {
+func inertXML(t errorer, name string, doc []byte) {
 	t.Helper()
 	d := xml.NewDecoder(bytes.NewReader(doc))
 	for {
@@ -258,7 +271,7 @@ func inertTree(t *testing.T, root string, site bool) {
 	}
 }
 
-// fencedOnly reports the payloads that occur in s outside a fenced code
+// outsideFences returns the payloads that occur in s outside a fenced code
 // block: Markdown fences of three or more backticks or tildes, closed by a
 // fence of the same character at least as long.
 func outsideFences(s string, payloads []string) []string {
@@ -303,12 +316,10 @@ func describe(args []string) string { return fmt.Sprintf("traindoc %s", strings.
 // to catch, so that a passing hostile test means something.
 func TestInertCheckersCatch(t *testing.T) {
 	const csp = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'self'; base-uri 'none'; form-action 'none'">`
-	fails := func(check func(t *testing.T)) bool {
-		inner := &testing.T{}
-		done := make(chan struct{})
-		go func() { defer close(done); check(inner) }()
-		<-done
-		return inner.Failed()
+	fails := func(check func(t errorer)) bool {
+		r := &recorder{}
+		check(r)
+		return r.failed
 	}
 	for _, bad := range []string{
 		`<script>alert(1)</script>`,
@@ -321,7 +332,7 @@ func TestInertCheckersCatch(t *testing.T) {
 		`<p onclick="x">`,
 		`<meta http-equiv="refresh" content="0;url=https://evil.invalid">`,
 	} {
-		if !fails(func(t *testing.T) { inertHTML(t, "bad", []byte(csp+bad), true) }) {
+		if !fails(func(t errorer) { inertHTML(t, "bad", []byte(csp+bad), true) }) {
 			t.Errorf("inertHTML passed %s", bad)
 		}
 	}
@@ -331,21 +342,21 @@ func TestInertCheckersCatch(t *testing.T) {
 		`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'self' 'unsafe-inline'; base-uri 'none'; form-action 'none'">`,
 		`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src https://x.invalid; base-uri 'none'; form-action 'none'">`,
 	} {
-		if !fails(func(t *testing.T) { inertHTML(t, "bad", []byte(bad+"<p>x</p>"), true) }) {
+		if !fails(func(t errorer) { inertHTML(t, "bad", []byte(bad+"<p>x</p>"), true) }) {
 			t.Errorf("inertHTML passed the policy %s", bad)
 		}
 	}
-	if fails(func(t *testing.T) {
+	if fails(func(t errorer) {
 		inertHTML(t, "good", []byte(csp+`<a href="#x">x</a><a rel="noopener noreferrer" href="https://example.invalid/">y</a><script src="../assets/site.js"></script>`), true)
 	}) {
 		t.Error("inertHTML failed a clean page")
 	}
 	for _, bad := range []string{"<script>alert(1)</script>\n", "[x](javascript:alert(1))\n", "<img src=x onerror=alert(1)>\n"} {
-		if !fails(func(t *testing.T) { inertMarkdown(t, "bad", []byte(bad)) }) {
+		if !fails(func(t errorer) { inertMarkdown(t, "bad", []byte(bad)) }) {
 			t.Errorf("inertMarkdown passed %q", bad)
 		}
 	}
-	if !fails(func(t *testing.T) { inertText(t, "bad", "a\x1b[2Jb") }) {
+	if !fails(func(t errorer) { inertText(t, "bad", "a\x1b[2Jb") }) {
 		t.Error("inertText passed an ANSI escape")
 	}
 	if got := outsideFences("a\n```text\nsecret payload\n```\nloose payload\n", []string{"secret payload", "loose payload"}); len(got) != 1 || got[0] != "loose payload" {

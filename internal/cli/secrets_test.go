@@ -150,7 +150,13 @@ func TestSeededSecrets(t *testing.T) {
 	for _, format := range render.Names() {
 		t.Run("-o "+format, func(t *testing.T) {
 			t.Parallel()
-			for _, lang := range render.Languages {
+			langs := render.Languages
+			if format != "markdown" && format != "html" {
+				// The evidence is the same in every language; the
+				// formats that word it differently run in all of them.
+				langs = langs[:1]
+			}
+			for _, lang := range langs {
 				r := runBounded(t, false, "diagnose", "--snapshot", snap, "-o", format, "--lang", lang, "--fail-on", "error")
 				if r.code != exitFindings {
 					t.Fatalf("exit %d: %s", r.code, r.stderr)
