@@ -272,9 +272,22 @@ func inertTree(t *testing.T, root string, site bool) {
 }
 
 // outsideFences returns the payloads that occur in s outside a fenced code
-// block: Markdown fences of three or more backticks or tildes, closed by a
-// fence of the same character at least as long.
+// block.
 func outsideFences(s string, payloads []string) []string {
+	out := unfenced(s)
+	var found []string
+	for _, p := range payloads {
+		if strings.Contains(out, p) {
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// unfenced returns the lines of s outside fenced code blocks: Markdown
+// fences of three or more backticks or tildes, closed by a fence of the
+// same character at least as long.
+func unfenced(s string) string {
 	var outside strings.Builder
 	fence := ""
 	for _, line := range strings.SplitAfter(s, "\n") {
@@ -291,13 +304,7 @@ func outsideFences(s string, payloads []string) []string {
 			fence = ""
 		}
 	}
-	var found []string
-	for _, p := range payloads {
-		if strings.Contains(outside.String(), p) {
-			found = append(found, p)
-		}
-	}
-	return found
+	return outside.String()
 }
 
 func fenceOf(line string) string {
