@@ -2,7 +2,9 @@ package render
 
 import (
 	"bytes"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/base64"
 	"fmt"
 	"html"
 	"html/template"
@@ -98,9 +100,22 @@ func (reportTransformer) Transform(doc *ast.Document, reader text.Reader, pc par
 			n.SetAttributeString("translate", []byte("no"))
 		case *extast.Table:
 			labelCells(n, src)
+		case *ast.Link:
+			outsideLink(n, n.Destination)
+		case *ast.AutoLink:
+			outsideLink(n, n.URL(src))
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// outsideLink marks a link that leaves the page: the target gets no
+// handle on the report's window and no Referer naming it.
+func outsideLink(n ast.Node, dest []byte) {
+	if len(dest) == 0 || dest[0] == '#' {
+		return
+	}
+	n.SetAttributeString("rel", []byte("noopener noreferrer"))
 }
 
 // headingID gives a heading the id GitHub would, and a "¶" link to it so
@@ -382,15 +397,31 @@ func renderFence(w util.BufWriter, src []byte, node ast.Node, entering bool) (as
 // htmlLang is the value of <html lang>.
 func htmlLang(lang string) string { return i18n.HTMLLang(lang) }
 
-// The page allows nothing to load: no scripts, no fonts, no images from
-// anywhere. A report must work offline and must not call home, and the
-// policy is a second line of defence behind escaping.
+// AlignStyleSources are the CSP sources that allow the style attributes
+// goldmark writes on aligned table cells (text-align left, center and
+// right) and no other inline style. A page that shows MarkdownToHTML
+// output puts them in its style-src.
+var AlignStyleSources = "'unsafe-hashes' " + cspHash("text-align:left") + " " + cspHash("text-align:center") + " " + cspHash("text-align:right")
+
+// cspHash is the CSP source that allows exactly the inline text s.
+func cspHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
+}
+
+// pageCSP allows nothing to load (no scripts, no fonts, no images from
+// anywhere) and no inline style but the page's own stylesheet and the
+// table alignments, by hash. A report must work offline and must not call
+// home, and the policy is a second line of defence behind escaping.
+var pageCSP = "default-src 'none'; style-src " + cspHash(reportCSS) + " " + AlignStyleSources +
+	"; img-src data:; base-uri 'none'; form-action 'none'"
+
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <html lang="{{.Lang}}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'">
+<meta http-equiv="Content-Security-Policy" {{.CSP}}>
 <meta name="referrer" content="no-referrer">
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="traindoc {{.Version}}">
@@ -411,13 +442,17 @@ func HTMLPage(title, lang, version string, body []byte) ([]byte, error) {
 	var out bytes.Buffer
 	err := pageTemplate.Execute(&out, struct {
 		Lang, Title, Version string
+		CSP                  template.HTMLAttr
 		CSS                  template.CSS
 		Body                 template.HTML
 	}{
 		Lang:    htmlLang(lang),
 		Title:   title,
 		Version: version,
-		CSS:     template.CSS(reportCSS),
+		// Safe: a constant of this package; the attribute form keeps
+		// its quotes readable in the page.
+		CSP: template.HTMLAttr(`content="` + pageCSP + `"`),
+		CSS: template.CSS(reportCSS),
 		// Safe: goldmark output with raw HTML disabled but for the
 		// whitelisted <details> lines.
 		Body: template.HTML(body),

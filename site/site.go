@@ -211,6 +211,7 @@ func parseTemplates() (map[string]*template.Template, error) {
 		"join": strings.Join,
 		"kv":   kv,
 		"md":   markdown,
+		"csp":  cspAttr,
 	}
 	base, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html")
 	if err != nil {

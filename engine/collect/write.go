@@ -221,6 +221,10 @@ func redactArgs(args []any) {
 			args[i] = redact.String(s)
 		case hasValue && value != "":
 			args[i] = s[:len(s)-len(value)] + redact.Mask
+		default:
+			// A secret flag name alone (its value is the next argument),
+			// or text that merely starts with dashes: a PEM block.
+			args[i] = redact.String(s)
 		}
 		secretNext = flag != s && !hasValue && redact.SecretName(name)
 	}

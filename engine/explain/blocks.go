@@ -230,7 +230,8 @@ func excerpt(e Evidence, f Finding, lang string) string {
 	if trimmed {
 		h.WriteString(" " + label(lang, "trimmed"))
 	}
-	return strings.TrimSpace(h.String()) + ":\n" + Fence(text) + "\n\n"
+	// The heading names a pod and a file, outside the fence: one line.
+	return oneLine(h.String()) + ":\n" + Fence(text) + "\n\n"
 }
 
 // Fence wraps untrusted text in a Markdown code fence longer than any run of

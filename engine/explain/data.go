@@ -120,6 +120,7 @@ func labelN(lang, key, name, value string) string { return i18n.Tf(lang, "prompt
 // NewData builds the template data for one job of a report. rep may be nil.
 func NewData(job *report.Job, rep *report.Report, lang string) *Data {
 	lang = normLang(lang)
+	job = oneLineNames(job)
 	d := &Data{
 		Kind:       job.Kind,
 		APIVersion: job.APIVersion,
@@ -169,6 +170,28 @@ func NewData(job *report.Job, rep *report.Report, lang string) *Data {
 	return d
 }
 
+// oneLineNames returns a copy of job whose names, kinds and phases are one
+// line each. They are written outside the prompt's fenced data, and a
+// snapshot may name a job anything: a line break in a name could start a
+// line that passes for a section of the prompt.
+func oneLineNames(job *report.Job) *report.Job {
+	j := *job
+	for _, p := range []*string{&j.Kind, &j.APIVersion, &j.Namespace, &j.Name, &j.Phase, &j.KindPhase} {
+		*p = oneLine(*p)
+	}
+	j.Nodes = make([]string, len(job.Nodes))
+	for i, n := range job.Nodes {
+		j.Nodes[i] = oneLine(n)
+	}
+	j.Replicas = make([]report.Replica, len(job.Replicas))
+	for i, r := range job.Replicas {
+		r.Type = oneLine(r.Type)
+		j.Replicas[i] = r
+	}
+	j.Summary = report.Text{En: oneLine(job.Summary.En), Zh: oneLine(job.Summary.Zh)}
+	return &j
+}
+
 func newFinding(f *report.Finding, lang string) Finding {
 	out := Finding{
 		ID:          f.ID,
@@ -177,7 +200,7 @@ func newFinding(f *report.Finding, lang string) Finding {
 		Layer:       f.Layer,
 		Severity:    f.Severity,
 		Owner:       f.Owner,
-		Title:       redact.String(f.Title.In(lang)),
+		Title:       redact.String(oneLine(f.Title.In(lang))),
 		Message:     redact.String(f.Message.In(lang)),
 		Remediation: redact.String(f.Remediation.In(lang)),
 		FirstSeen:   f.FirstSeen,
@@ -203,12 +226,12 @@ func newFinding(f *report.Finding, lang string) Finding {
 
 func subject(s report.Subject) string {
 	var b strings.Builder
-	b.WriteString(strings.ToLower(s.Kind))
+	b.WriteString(strings.ToLower(oneLine(s.Kind)))
 	b.WriteString(" ")
-	b.WriteString(s.Name)
+	b.WriteString(oneLine(s.Name))
 	var extra []string
 	if s.Container != "" {
-		extra = append(extra, "container "+s.Container)
+		extra = append(extra, "container "+oneLine(s.Container))
 	}
 	if s.Rank != nil {
 		extra = append(extra, "rank "+strconv.Itoa(*s.Rank))

@@ -15,6 +15,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"regexp"
 	"strings"
 	"unicode"
@@ -39,14 +40,21 @@ type rule struct {
 	keep func(v string) bool
 }
 
+// gluedWords are the secret words long enough to be recognised when glued
+// to the word before them (PGPASSWORD, AUTHTOKEN, dbsecret), as
+// secretSuffixes are in SecretName; short ones (key, pass, auth) are not,
+// or monkey and bypass would be secrets.
+const gluedWords = `[A-Za-z0-9]*(?i:password|passwd|passphrase|secret|token|apikey|accesskey|privatekey)`
+
 // Names of assignments whose value is a secret: the last word of the name
 // (split at _, - or .) decides, so DB_PASSWORD, HF_TOKEN, client-secret and
 // AWS_SECRET_ACCESS_KEY match while token_count or max_tokens do not.
-const secretName = `(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|pass|pwd|secret|token|credentials?|api[_-]?key|apikey|key|auth|private|session|cookie)`
+const secretName = `(?:[A-Za-z0-9]+[_.-])*(?:` + gluedWords + `|(?i:pass|pwd|credentials?|api[_-]?key|key|auth|private|session|cookie))`
 
 // colonName is secretName without the bare words that prose puts before a
 // colon ("key: value", "auth: failed", "pass: 3").
-const colonName = `(?:(?:[A-Za-z0-9]+[_.-])*(?i:password|passwd|passphrase|secret|token|api[_-]?key|apikey)|(?:[A-Za-z0-9]+[_.-])+(?i:key|pass|pwd|auth|credentials?|private|session|cookie))`
+// kubeconfig's client-key-data is one of them.
+const colonName = `(?:(?:[A-Za-z0-9]+[_.-])*(?:` + gluedWords + `|(?i:api[_-]?key))|(?:[A-Za-z0-9]+[_.-])+(?i:key[_-]data|key|pass|pwd|auth|credentials?|private|session|cookie))`
 
 // value is a secret value: quoted (with spaces) or bare.
 const value = `"(?:[^"\\]|\\.)*"|'[^']*'|[^\s"',;}]+`
@@ -61,10 +69,22 @@ var rules = []rule{
 		re:    regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|\z)`),
 	},
 	{
-		// GCP service-account JSON and similar: "private_key": "...".
+		// A private key in base64, as kubeconfig's client-key-data and
+		// Secret data hold it: base64 of "-----BEGIN". Certificates start
+		// the same way and are public, so the value must decode to a
+		// private key's armour.
+		name:  "base64-private-key",
+		hints: []string{"ls0tls1crudjti"},
+		re:    regexp.MustCompile(`\bLS0tLS1CRUdJTi[A-Za-z0-9+/]*={0,2}`),
+		keep:  base64PrivateKey,
+	},
+	{
+		// GCP service-account JSON and similar: "private_key": "...";
+		// Docker's config.json: "auth" (base64 of user:password) and
+		// "identitytoken".
 		name:  "json-private-key",
-		hints: []string{"private_key", "client_secret", "refresh_token"},
-		re:    regexp.MustCompile(`("(?:private_key|private_key_id|client_secret|refresh_token)"\s*:\s*")((?:[^"\\]|\\.)*)(")`),
+		hints: []string{"private_key", "client_secret", "refresh_token", `"auth"`, "identitytoken", "registrytoken"},
+		re:    regexp.MustCompile(`("(?:private_key|private_key_id|client_secret|refresh_token|auth|identitytoken|registrytoken)"\s*:\s*")((?:[^"\\]|\\.)*)(")`),
 		value: 2,
 	},
 	{
@@ -155,7 +175,7 @@ var rules = []rule{
 		// (it says which account), the password goes.
 		name:  "url-password",
 		hints: []string{"://"},
-		re:    regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'<>]+:)([^/\s"'<>]+)(@)`),
+		re:    regexp.MustCompile(`(\b[A-Za-z][A-Za-z0-9+.-]*://[^/\s:@"'<>]*:)([^/\s"'<>]+)(@)`),
 		value: 2,
 	},
 	{
@@ -219,7 +239,7 @@ func String(s string) string {
 			lower = ""
 		}
 	}
-	return s
+	return keyBodyLines(s)
 }
 
 // Lines redacts a slice of lines, one log line each, and returns a new
@@ -294,6 +314,69 @@ func apply(r *rule, s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// keyBodyLines masks lines that are nothing but a long run of base64 with
+// upper- and lowercase letters and digits: the body of a PEM private key
+// whose BEGIN line is not in the text (a log excerpt that starts inside
+// the block). Hex digests and words have fewer character classes.
+func keyBodyLines(s string) string {
+	var b strings.Builder
+	last := 0
+	for start := 0; start < len(s); {
+		end := strings.IndexByte(s[start:], '\n')
+		if end < 0 {
+			end = len(s)
+		} else {
+			end += start
+		}
+		line := s[start:end]
+		body := strings.TrimRight(strings.TrimLeft(line, " \t"), " \t\r")
+		if keyBody(body) {
+			at := start + strings.Index(line, body)
+			b.WriteString(s[last:at])
+			b.WriteString(Mask)
+			last = at + len(body)
+		}
+		start = end + 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// keyBody reports whether a line looks like a line of a base64 key body.
+func keyBody(v string) bool {
+	v = strings.TrimRight(v, "=")
+	if len(v) < 40 {
+		return false
+	}
+	var upper, lower, digit bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= '0' && c <= '9':
+			digit = true
+		case c == '+' || c == '/':
+		default:
+			return false
+		}
+	}
+	return upper && lower && digit
+}
+
+// base64PrivateKey reports whether base64 text decodes to the start of a
+// PEM private key.
+func base64PrivateKey(v string) bool {
+	v = strings.TrimRight(v, "=")
+	n := min(len(v), 120) / 4 * 4
+	head, err := base64.StdEncoding.DecodeString(v[:n])
+	return err == nil && strings.Contains(string(head), "PRIVATE KEY")
 }
 
 // charClasses reports which of uppercase letters, lowercase letters and

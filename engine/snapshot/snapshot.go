@@ -160,6 +160,12 @@ func Read(dir string) (*Snapshot, error) {
 		if strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
+		// A link is never followed, whatever its name: it may stand for a
+		// folder of objects, and the reader must say what it left out.
+		if d.Type()&fs.ModeSymlink != 0 {
+			s.warnSpecial(rel, d.Type())
+			return nil
+		}
 		switch strings.ToLower(path.Ext(rel)) {
 		case ".yaml", ".yml", ".json":
 		default:

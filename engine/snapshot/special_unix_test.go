@@ -71,6 +71,7 @@ func TestReadSpecialFiles(t *testing.T) {
 		"logs/p1/main.log": "not a regular file (named pipe), skipped",
 		"logs/p2.log":      "not a regular file (named pipe), skipped",
 		"loop.yaml":        "symbolic link, not followed",
+		"loopdir":          "symbolic link, not followed",
 		"link.yaml":        "symbolic link, not followed",
 		"logs/p3.log":      "symbolic link, not followed",
 		"logs/p4.log":      "symbolic link, not followed",
