@@ -25,8 +25,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 	"sigs.k8s.io/yaml"
 
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // env is a fake cluster: typed objects go to the clientset, unstructured

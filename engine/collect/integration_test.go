@@ -30,8 +30,8 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/traindoc/traindoc/engine/collect"
-	"github.com/traindoc/traindoc/engine/collect/clustertest"
 	"github.com/traindoc/traindoc/engine/diagnose"
+	"github.com/traindoc/traindoc/internal/clustertest"
 )
 
 const basicSnapshot = "testdata/snapshots/basic"

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/traindoc/traindoc/engine/kinds"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 type nameSet map[string]bool // "kind/ns/name"

@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
-// kindInfo is one served version of a kind of the registry (engine/kinds),
+// kindInfo is one served version of a kind of the registry (internal/kinds),
 // which the snapshot adapters read too: what is collected live is what is
 // diagnosed offline.
 type kindInfo struct {

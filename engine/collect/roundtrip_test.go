@@ -15,10 +15,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/traindoc/traindoc/engine/collect"
-	"github.com/traindoc/traindoc/engine/collect/clustertest"
 	"github.com/traindoc/traindoc/engine/diagnose"
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/internal/clustertest"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // TestIntegrationRoundTrip checks decision 6 of the architecture, "offline

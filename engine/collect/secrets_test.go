@@ -13,8 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/yaml"
 
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/redact"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // TestCollectSeededSecrets puts every secret of the seeded-secrets corpus

@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
 )
 
 // Options configure a diagnosis.

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/execout"
-	"github.com/traindoc/traindoc/engine/logscan"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/execout"
+	"github.com/traindoc/traindoc/internal/logscan"
 	"github.com/traindoc/traindoc/internal/regfile"
 )
 

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
 )
 
 // BenchmarkRegoPerJob measures one evaluation of the full rule set on one

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
 	"github.com/traindoc/traindoc/internal/benchgen"
 )
 

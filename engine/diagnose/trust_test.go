@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/report"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
 )
 
 // A rule that fails to evaluate (here an eval_conflict_error on a

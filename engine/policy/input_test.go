@@ -10,9 +10,9 @@ import (
 
 	"github.com/open-policy-agent/opa/v1/ast"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
 )
 
 // sameAsJSON fails unless the direct conversion of x equals the JSON

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/execout"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/execout"
 )
 
 // Observation is what one round saw of one job. It is printed as a JSON

@@ -34,9 +34,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/logscan"
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/internal/benchgen"
+	"github.com/traindoc/traindoc/internal/logscan"
 )
 
 // genVersion names the generated data; bump it when a generator changes.

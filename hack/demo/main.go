@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/collect"
-	"github.com/traindoc/traindoc/engine/collect/clustertest"
+	"github.com/traindoc/traindoc/internal/clustertest"
 )
 
 func main() {

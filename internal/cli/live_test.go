@@ -12,8 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/traindoc/traindoc/engine/collect/clustertest"
 	"github.com/traindoc/traindoc/engine/explain/explaintest"
+	"github.com/traindoc/traindoc/internal/clustertest"
 )
 
 // TestLivePromptConfigMap: `diagnose --prompt-configmap` against a live

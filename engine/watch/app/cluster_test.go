@@ -34,11 +34,11 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/traindoc/traindoc/engine/collect"
-	"github.com/traindoc/traindoc/engine/collect/clustertest"
 	"github.com/traindoc/traindoc/engine/watch"
 	"github.com/traindoc/traindoc/engine/watch/app"
 	"github.com/traindoc/traindoc/engine/watch/kube"
 	"github.com/traindoc/traindoc/engine/watch/watchtest"
+	"github.com/traindoc/traindoc/internal/clustertest"
 )
 
 // watchSA is the ServiceAccount of deploy/watch-rbac.yaml; the test's

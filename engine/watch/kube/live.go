@@ -22,11 +22,11 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/streaming/pkg/httpstream"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/collect"
 	"github.com/traindoc/traindoc/engine/snapshot"
 	"github.com/traindoc/traindoc/engine/watch"
 	"github.com/traindoc/traindoc/engine/watch/probe"
+	"github.com/traindoc/traindoc/internal/adapt"
 )
 
 // Exec runs commands in containers through pods/exec: WebSocket first,

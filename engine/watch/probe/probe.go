@@ -22,7 +22,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/execout"
+	"github.com/traindoc/traindoc/internal/execout"
 )
 
 // ExecFunc runs a command in a container.

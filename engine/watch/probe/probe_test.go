@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/adapt"
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/execout"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/adapt"
+	"github.com/traindoc/traindoc/internal/execout"
 )
 
 func TestCheckpointDirOf(t *testing.T) {

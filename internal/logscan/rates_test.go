@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/traindoc/traindoc/engine/logscan"
 	"github.com/traindoc/traindoc/engine/policy"
+	"github.com/traindoc/traindoc/internal/logscan"
 )
 
 var builtin struct {

@@ -4,7 +4,7 @@
 // linked to a job.
 //
 // The live collector (engine/collect) decides with it what to fetch, and the
-// snapshot adapters (engine/adapt) decide with it what belongs to a job. A
+// snapshot adapters (internal/adapt) decide with it what belongs to a job. A
 // kind known to one and not the other would be diagnosed offline but never
 // collected live (or the reverse), so both read this table and call the
 // link functions below instead of keeping their own lists.

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/logscan"
+	"github.com/traindoc/traindoc/internal/logscan"
 )
 
 // nan stands for a non-finite value in the cases below.

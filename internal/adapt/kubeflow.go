@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // kubeflowAdapter reads the kinds whose replicas the registry describes as

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/traindoc/traindoc/engine/logscan"
+	"github.com/traindoc/traindoc/internal/logscan"
 )
 
 // benchLog returns a generated healthy log of about size bytes (every

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // kindAdapter reads one job kind.

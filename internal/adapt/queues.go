@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/traindoc/traindoc/engine/evidence"
-	"github.com/traindoc/traindoc/engine/kinds"
 	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/kinds"
 )
 
 // queuesOf returns the queues the job, its workloads, its gates and its
