@@ -57,17 +57,22 @@ func Build(s *snapshot.Snapshot) []*evidence.Job {
 
 // index is the snapshot's objects looked up the ways adapters need.
 type index struct {
-	snap     *snapshot.Snapshot
-	byUID    map[string]*snapshot.Object
-	byKey    map[string]*snapshot.Object
-	pods     []*snapshot.Object
-	events   []*snapshot.Object
-	nodes    map[string]*snapshot.Object
-	quotas   map[string][]*snapshot.Object
-	gates    []*snapshot.Object
-	queues   []*snapshot.Object
-	children []*snapshot.Object
-	newest   time.Time
+	snap   *snapshot.Snapshot
+	byUID  map[string]*snapshot.Object
+	byKey  map[string]*snapshot.Object
+	pods   []*snapshot.Object
+	events []*snapshot.Object
+	// eventsAbout holds every event read once, by the object it is about
+	// (eventKey), so that a job looks up its own instead of reading all of
+	// a snapshot's events: a fleet of jobs has events by the hundred
+	// thousand.
+	eventsAbout map[string][]indexedEvent
+	nodes       map[string]*snapshot.Object
+	quotas      map[string][]*snapshot.Object
+	gates       []*snapshot.Object
+	queues      []*snapshot.Object
+	children    []*snapshot.Object
+	newest      time.Time
 	// chains memoises ownerChain: every job asks about every pod.
 	chains map[*snapshot.Object][]*snapshot.Object
 	// kobjs holds the registry's view of each object; kjobs those of the
@@ -111,6 +116,12 @@ func newIndex(s *snapshot.Snapshot) *index {
 			ix.kjobs = append(ix.kjobs, ix.kobj(o))
 		}
 		ix.noteTimes(o.Raw)
+	}
+	ix.eventsAbout = make(map[string][]indexedEvent, len(ix.events))
+	for i, o := range ix.events {
+		e := readEvent(o)
+		k := eventKey(e.Object.Kind, e.Object.Name)
+		ix.eventsAbout[k] = append(ix.eventsAbout[k], indexedEvent{seq: i, e: e})
 	}
 	return ix
 }

@@ -32,10 +32,20 @@ func (ix *index) eventsOf(job *evidence.Job) []evidence.Event {
 	for _, n := range job.Nodes {
 		nodes[n.Name] = true
 	}
+	// Candidates come from the index by the objects the job is about, in
+	// the snapshot's order, which the merge below and its ties keep.
+	var cands []indexedEvent
+	for k := range about {
+		cands = append(cands, ix.eventsAbout[k]...)
+	}
+	for n := range nodes {
+		cands = append(cands, ix.eventsAbout[eventKey("Node", n)]...)
+	}
+	sort.Slice(cands, func(a, b int) bool { return cands[a].seq < cands[b].seq })
 	merged := map[string]*evidence.Event{}
 	var order []string
-	for _, o := range ix.events {
-		e := readEvent(o)
+	for i := range cands {
+		e := cands[i].e
 		if e.Object.Kind == "Node" {
 			if !nodes[e.Object.Name] {
 				continue
@@ -70,6 +80,15 @@ func (ix *index) eventsOf(job *evidence.Job) []evidence.Event {
 	})
 	return out
 }
+
+// indexedEvent is an event read once, with its place in the snapshot.
+type indexedEvent struct {
+	seq int
+	e   evidence.Event
+}
+
+// eventKey is what an event is about, as eventsOf asks for it.
+func eventKey(kind, name string) string { return kind + "/" + name }
 
 // earlier reports whether a is before b; an empty time is never earlier.
 func earlier(a, b string) bool {
