@@ -13,7 +13,7 @@ import (
 	"testing"
 	"text/tabwriter"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/traindoc/traindoc/engine/diagnose"
 	"github.com/traindoc/traindoc/engine/report"

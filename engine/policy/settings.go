@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/traindoc/traindoc/engine/finding"
 )

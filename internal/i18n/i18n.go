@@ -20,7 +20,7 @@ import (
 	"strings"
 	"sync"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Languages are the languages traindoc speaks, English first; English is
