@@ -24,6 +24,16 @@ func WriteJobFiles(outDir string, rep *report.Report, opts Options) ([]string, e
 	if err != nil {
 		return nil, fmt.Errorf("write job files: %w", err)
 	}
+	// Writes go through an os.Root: a link already in the folder (a
+	// namespace folder pointing elsewhere) cannot carry a page outside it.
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("write job files: %w", err)
+	}
+	out, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("write job files: %w", err)
+	}
+	defer out.Close()
 	version := versionOf(rep, opts.Version)
 	used := map[string]bool{}
 	var written []string
@@ -41,14 +51,14 @@ func WriteJobFiles(outDir string, rep *report.Report, opts Options) ([]string, e
 				ext  string
 				data []byte
 			}{{".md", md}, {".html", page}} {
-				p, err := insideDir(root, filepath.Join(dir, base+"."+lang+f.ext))
-				if err != nil {
+				rel := filepath.Join(dir, base+"."+lang+f.ext)
+				if _, err := insideDir(root, rel); err != nil {
 					return written, err
 				}
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				if err := out.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 					return written, fmt.Errorf("job %s: %w", j.Key(), err)
 				}
-				if err := os.WriteFile(p, f.data, 0o644); err != nil {
+				if err := out.WriteFile(rel, f.data, 0o644); err != nil {
 					return written, fmt.Errorf("job %s: %w", j.Key(), err)
 				}
 				written = append(written, filepath.Join(outDir, dir, base+"."+lang+f.ext))

@@ -51,6 +51,24 @@ func TestWriteJobFilesStaysInside(t *testing.T) {
 	}
 }
 
+// A link already in the output folder (a namespace folder pointing
+// elsewhere) does not carry a page outside it: the write fails, naming the
+// path, and the place the link points to stays empty.
+func TestWriteJobFilesDoesNotFollowLinksOut(t *testing.T) {
+	out, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(out, "ml")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	rep := &report.Report{SchemaVersion: report.SchemaVersion, Jobs: []report.Job{{Namespace: "ml", Name: "train", Kind: "PyTorchJob", Healthy: true}}}
+	_, err := WriteJobFiles(out, rep, Options{})
+	if err == nil || !strings.Contains(err.Error(), "ml") {
+		t.Errorf("error = %v, want one naming the linked folder", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("pages written through the link: %v", entries)
+	}
+}
+
 func TestJUnitGate(t *testing.T) {
 	rep := loadHandwritten(t)
 	tests := []struct {

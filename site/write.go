@@ -32,12 +32,22 @@ func Write(files Files, dir string) error {
 	if err := clearOld(dir); err != nil {
 		return err
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write site: %w", err)
+	}
+	// Writes go through an os.Root, so a link left in the folder cannot
+	// carry a page outside it.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("write site: %w", err)
+	}
+	defer root.Close()
 	for _, p := range files.Paths() {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		rel := filepath.FromSlash(p)
+		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 			return fmt.Errorf("write site: %w", err)
 		}
-		if err := os.WriteFile(full, files[p], 0o644); err != nil {
+		if err := root.WriteFile(rel, files[p], 0o644); err != nil {
 			return fmt.Errorf("write site: %w", err)
 		}
 	}
