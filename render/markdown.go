@@ -132,7 +132,7 @@ func (w *mdWriter) headingPhrase(level int, p phrase, key string) {
 	if level > 6 {
 		level = 6
 	}
-	w.anchors.heading(p.plain(), key)
+	w.anchors.heading(p.visible(), key)
 	w.printf("%s %s\n\n", strings.Repeat("#", level), p.md())
 }
 

@@ -137,6 +137,22 @@ func (p phrase) markdown(code func(string) string) string {
 	return b.String()
 }
 
+// visible is the phrase's text as a reader sees it once rendered: control
+// characters shown as U+FFFD, line breaks as spaces, as markdown and
+// codeSpan write them. Heading ids are made from it, so that a link to a heading whose
+// text held a control character still finds it.
+func (p phrase) visible() string {
+	var b strings.Builder
+	for _, s := range p {
+		if s.verbatim {
+			b.WriteString(inlineText(s.text)) // as codeSpan shows it
+			continue
+		}
+		b.WriteString(lineBreaks.Replace(cleanControl(s.text)))
+	}
+	return strings.TrimSpace(b.String())
+}
+
 // plain is the phrase as text.
 func (p phrase) plain() string {
 	var b strings.Builder
