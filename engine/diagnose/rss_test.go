@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/traindoc/traindoc/internal/benchgen"
+	"github.com/traindoc/traindoc/internal/procmem"
 )
 
 // maxRSS is the most memory a diagnosis may hold, whatever the size of
@@ -30,15 +31,9 @@ func TestPeakRSSLargeLog(t *testing.T) {
 		if _, err := Run(context.Background(), dir, Options{}); err != nil {
 			t.Fatal(err)
 		}
-		// The child's own high-water mark: getrusage's maxrss of a child
-		// started by a large test process counts the parent's peak, since
-		// the child shares the parent's memory until it executes.
-		if st, err := os.ReadFile("/proc/self/status"); err == nil {
-			for _, l := range strings.Split(string(st), "\n") {
-				if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-					fmt.Printf("\nchild-peak-kib %s\n", strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-				}
-			}
+		// The child reports its own peak (see procmem).
+		if n, ok := procmem.Peak(); ok {
+			fmt.Printf("\nchild-peak-bytes %d\n", n)
 		}
 		return
 	}
@@ -81,9 +76,9 @@ func TestPeakRSSLargeLog(t *testing.T) {
 // childPeak reads the peak the child printed from its /proc/self/status.
 func childPeak(out []byte) (int64, bool) {
 	for _, l := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(l, "child-peak-kib "); ok {
-			kib, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			return kib << 10, err == nil
+		if v, ok := strings.CutPrefix(l, "child-peak-bytes "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n, err == nil
 		}
 	}
 	return 0, false

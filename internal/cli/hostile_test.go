@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/engine/explain/explaintest"
+	"github.com/traindoc/traindoc/internal/procmem"
 	"github.com/traindoc/traindoc/render"
 )
 
@@ -333,7 +334,11 @@ func TestHostileLogs(t *testing.T) {
 		r := runBounded(t, false, argv...)
 		// The output is not kept: a report quoting a gigabyte would be a
 		// failure the parent sees through the RSS and the size.
-		fmt.Printf("exit=%d stdout=%d peak=%d\nstderr=%s\n", r.code, len(r.stdout), peakRSS(), r.stderr)
+		peakRSS, ok := procmem.Peak()
+		if !ok {
+			peakRSS = -1
+		}
+		fmt.Printf("exit=%d stdout=%d peak=%d\nstderr=%s\n", r.code, len(r.stdout), peakRSS, r.stderr)
 		return
 	}
 	size := hostileLogBytes(t)
@@ -408,27 +413,6 @@ func runChild(t *testing.T, args []string) string {
 		t.Fatalf("%s: %v\n%s", describe(args), err, out)
 	}
 	return string(out)
-}
-
-// peakRSS is this process's peak resident set in bytes (VmHWM), or -1
-// where /proc does not say. The child reads its own: the parent's rusage
-// of a child counts the parent's size at the fork, which after the other
-// hostile tests is larger than the bound.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
 }
 
 // writeLongLine writes size bytes of printable text without a newline.

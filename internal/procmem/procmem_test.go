@@ -1,0 +1,32 @@
+package procmem
+
+import "testing"
+
+func TestParseHWM(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		want   int64
+		ok     bool
+	}{
+		{"Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n", 1234 << 10, true},
+		{"Name:\tx\n", 0, false},
+		{"VmHWM:\tlots kB\n", 0, false},
+	} {
+		got, ok := parseHWM(tc.status)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("parseHWM(%q) = %d, %t; want %d, %t", tc.status, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// The running test has touched memory, so a system with /proc reports a
+// peak above zero.
+func TestPeakOfThisProcess(t *testing.T) {
+	n, ok := Peak()
+	if !ok {
+		t.Skip("no /proc/self/status here")
+	}
+	if n <= 0 {
+		t.Errorf("Peak() = %d", n)
+	}
+}
