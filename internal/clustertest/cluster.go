@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -152,16 +154,56 @@ type Cluster struct {
 	tokens map[string]string
 	mu     sync.Mutex
 	procs  map[string]*exec.Cmd
+	// exited is closed when a component's process ends, so that waiting
+	// for it stops at once instead of at the deadline.
+	exited map[string]chan struct{}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
+// handedOut holds every port given to a control plane by this process.
+// Parallel tests each start one, and a port the kernel frees when its probe
+// listener closes could otherwise be handed to two of them.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freePorts returns n distinct loopback ports no earlier call returned. The
+// probe listeners stay open until all n are chosen, so the kernel cannot
+// return one twice. Another process may still take a port before the
+// component binds it; start notices that and retries.
+func freePorts(n int) ([]int, error) {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	var ports []int
+	var held []net.Listener
+	defer func() {
+		for _, l := range held {
+			l.Close()
+		}
+	}()
+	for tries := 0; len(ports) < n; tries++ {
+		if tries > 100*n {
+			return nil, errors.New("no free loopback port not handed out before")
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		held = append(held, l)
+		p := l.Addr().(*net.TCPAddr).Port
+		if handedOut.ports[p] {
+			continue
+		}
+		handedOut.ports[p] = true
+		ports = append(ports, p)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	return ports, nil
 }
+
+// errExited marks a start that failed because a component ended early,
+// almost always because another process took its port first: start is
+// worth retrying on fresh ports.
+var errExited = errors.New("component exited")
 
 func randomToken() string {
 	b := make([]byte, 16)
@@ -177,25 +219,27 @@ func Start(t testing.TB, opts Options) *Cluster {
 	bin := RequireBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := start(ctx, bin, t.TempDir(), opts)
-	if c != nil {
-		t.Cleanup(c.Stop)
+	for attempt := 1; ; attempt++ {
+		c, err := start(ctx, bin, t.TempDir(), opts)
+		if c != nil {
+			t.Cleanup(c.Stop)
+		}
+		if err == nil {
+			return c
+		}
+		if !errors.Is(err, errExited) || attempt == 3 {
+			t.Fatalf("start control plane: %v", err)
+		}
+		t.Logf("start control plane, attempt %d: %v; retrying on other ports", attempt, err)
+		c.Stop()
 	}
-	if err != nil {
-		t.Fatalf("start control plane: %v", err)
-	}
-	return c
 }
 
 func start(ctx context.Context, bin, dir string, opts Options) (*Cluster, error) {
-	c := &Cluster{Bin: bin, Dir: dir, tokens: map[string]string{}, procs: map[string]*exec.Cmd{}}
-	ports := make([]int, 4)
-	for i := range ports {
-		p, err := freePort()
-		if err != nil {
-			return nil, fmt.Errorf("free port: %w", err)
-		}
-		ports[i] = p
+	c := &Cluster{Bin: bin, Dir: dir, tokens: map[string]string{}, procs: map[string]*exec.Cmd{}, exited: map[string]chan struct{}{}}
+	ports, err := freePorts(4)
+	if err != nil {
+		return nil, fmt.Errorf("free port: %w", err)
 	}
 	etcdPort, peerPort, apiPort := ports[0], ports[1], ports[2]
 	c.KubeletPort = ports[3]
@@ -291,7 +335,10 @@ func start(ctx context.Context, bin, dir string, opts Options) (*Cluster, error)
 	); err != nil {
 		return c, err
 	}
-	if err := waitTCP(ctx, addr); err != nil {
+	// A listening port is not enough: if another process took it first,
+	// kwok has exited and the API server would proxy log requests to a
+	// stranger. Only kwok holds the key for kwok.crt.
+	if err := c.waitKwok(ctx, addr); err != nil {
 		return c, fmt.Errorf("kwok: %w\n%s", err, c.Log("kwok"))
 	}
 	return c, nil
@@ -345,14 +392,30 @@ func (c *Cluster) spawn(name, path string, args ...string) error {
 		logf.Close()
 		return fmt.Errorf("start %s: %w", name, err)
 	}
+	done := make(chan struct{})
 	c.mu.Lock()
 	c.procs[name] = cmd
+	c.exited[name] = done
 	c.mu.Unlock()
 	go func() {
 		_ = cmd.Wait()
 		logf.Close()
+		close(done)
 	}()
 	return nil
+}
+
+// running returns errExited (naming the component) once it has ended.
+func (c *Cluster) running(name string) error {
+	c.mu.Lock()
+	done := c.exited[name]
+	c.mu.Unlock()
+	select {
+	case <-done:
+		return fmt.Errorf("%s: %w", name, errExited)
+	default:
+		return nil
+	}
 }
 
 // Log returns the tail of a component's log, for failure messages.
@@ -373,9 +436,19 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	for {
 		body, err := cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 		if err == nil && string(body) == "ok" {
+			// An etcd that lost its port to another one exits within
+			// milliseconds, and the API server would be using a stranger's.
+			if err := c.running("etcd"); err != nil {
+				return fmt.Errorf("%w\n%s", err, c.Log("etcd"))
+			}
 			return nil
 		}
 		last = err
+		for _, name := range []string{"etcd", "kube-apiserver"} {
+			if err := c.running(name); err != nil {
+				return fmt.Errorf("%w (last: %v)\n%s", err, last, c.Log(name))
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("kube-apiserver not ready: %v\n%s", last, c.Log("kube-apiserver"))
@@ -384,16 +457,30 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	}
 }
 
-func waitTCP(ctx context.Context, addr string) error {
+// waitKwok waits until addr completes a TLS handshake with a certificate
+// signed by kwok.crt, which only this cluster's kwok can present.
+func (c *Cluster) waitKwok(ctx context.Context, addr string) error {
+	pem, err := os.ReadFile(filepath.Join(c.Dir, "kwok.crt"))
+	if err != nil {
+		return err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return errors.New("kwok.crt holds no certificate")
+	}
+	dialer := &tls.Dialer{NetDialer: &net.Dialer{Timeout: time.Second}, Config: &tls.Config{RootCAs: roots, ServerName: "127.0.0.1"}}
 	for {
-		conn, err := net.DialTimeout("tcp", addr, time.Second)
+		conn, err := dialer.DialContext(ctx, "tcp", addr)
 		if err == nil {
 			conn.Close()
 			return nil
 		}
+		if err := c.running("kwok"); err != nil {
+			return err
+		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("%s not listening: %w", addr, err)
+			return fmt.Errorf("%s does not serve kwok's certificate: %w", addr, err)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
