@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io/fs"
 	"runtime"
 	"strings"
 	"sync"
@@ -109,12 +110,27 @@ func (d *Diagnoser) All(ctx context.Context, dirs []string) ([]*report.Report, e
 	return reps, nil
 }
 
+// DiagnoseFS diagnoses a snapshot held in fsys, rooted at the snapshot
+// folder: an archive, an embedded fixture, a test's fstest.MapFS. name
+// stands for it in messages. Every file is read through fsys.
+func (d *Diagnoser) DiagnoseFS(ctx context.Context, fsys fs.FS, name string) (*report.Report, error) {
+	snap, err := snapshot.ReadFS(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	return d.diagnoseSnapshot(ctx, snap, nil)
+}
+
 // DiagnoseObserved is Diagnose with an observer (nil for none).
 func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Observer) (*report.Report, error) {
 	snap, err := snapshot.Read(dir)
 	if err != nil {
 		return nil, err
 	}
+	return d.diagnoseSnapshot(ctx, snap, observe)
+}
+
+func (d *Diagnoser) diagnoseSnapshot(ctx context.Context, snap *snapshot.Snapshot, observe Observer) (*report.Report, error) {
 	jobs, err := selectJobs(adapt.Build(snap), d.opts.Jobs)
 	if err != nil {
 		return nil, err

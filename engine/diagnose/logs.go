@@ -4,8 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"path"
-	"path/filepath"
+	"io/fs"
 	"time"
 
 	"github.com/traindoc/traindoc/engine/evidence"
@@ -56,7 +55,7 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 			logs = append(logs, target{pod: pod, container: ref.Container, ref: ref})
 		}
 	}
-	results := l.scan(ctx, len(logs), func(i int) string { return logs[i].ref.Path }, workers)
+	results := l.scan(ctx, s.FS(), len(logs), func(i int) string { return logs[i].ref.Rel }, workers)
 	for i, t := range logs {
 		lf, err := results[i].Log, results[i].Err
 		if err != nil {
@@ -76,9 +75,9 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 		if !ok {
 			continue
 		}
-		out, errs := execout.ParseDirRel(dir, s.Rel(dir), now)
+		out, errs := execout.ParseFS(s.FS(), dir, now)
 		if out != nil && out.Checkpoints != nil && saved != nil {
-			out.Checkpoints = checkpointsSaved(dir, out.Checkpoints, now, saved)
+			out.Checkpoints = checkpointsSaved(s, out.Checkpoints, now, saved)
 		}
 		pod.Exec = out
 		for _, err := range errs {
@@ -88,11 +87,11 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 			continue
 		}
 		for _, o := range out.Other {
-			outputs = append(outputs, target{pod: pod, ref: snapshot.LogRef{Path: filepath.Join(dir, path.Base(o.File)), Rel: o.File}, exec: true})
+			outputs = append(outputs, target{pod: pod, ref: snapshot.LogRef{Rel: o.File}, exec: true})
 		}
 	}
 	job.Progress = logscan.JobProgress(job.Pods)
-	results = l.scan(ctx, len(outputs), func(i int) string { return outputs[i].ref.Path }, workers)
+	results = l.scan(ctx, s.FS(), len(outputs), func(i int) string { return outputs[i].ref.Rel }, workers)
 	for i, t := range outputs {
 		lf, err := results[i].Log, results[i].Err
 		if err != nil {
@@ -118,8 +117,8 @@ func (l *logScanner) attach(ctx context.Context, s *snapshot.Snapshot, job *evid
 // newest save the logs report: a listed checkpoint beyond it is still
 // being written. The first reading stands when the file cannot be read
 // again.
-func checkpointsSaved(dir string, ck *evidence.Checkpoints, now time.Time, saved *int64) *evidence.Checkpoints {
-	data, err := regfile.ReadFile(filepath.Join(dir, path.Base(ck.File)), maxListing)
+func checkpointsSaved(s *snapshot.Snapshot, ck *evidence.Checkpoints, now time.Time, saved *int64) *evidence.Checkpoints {
+	data, err := regfile.ReadFileFS(s.FS(), ck.File, maxListing)
 	if err != nil {
 		return ck
 	}
@@ -136,13 +135,13 @@ func checkpointsSaved(dir string, ck *evidence.Checkpoints, now time.Time, saved
 // its first reading.
 const maxListing = 4 << 20
 
-func (l *logScanner) scan(ctx context.Context, n int, pathOf func(int) string, workers int) []logscan.FileResult {
+func (l *logScanner) scan(ctx context.Context, fsys fs.FS, n int, nameOf func(int) string, workers int) []logscan.FileResult {
 	if n == 0 {
 		return nil
 	}
 	jobs := make([]logscan.FileJob, n)
 	for i := range jobs {
-		jobs[i] = logscan.FileJob{Path: pathOf(i)}
+		jobs[i] = logscan.FileJob{FS: fsys, Name: nameOf(i)}
 	}
 	return l.scanner.ScanFiles(ctx, jobs, workers)
 }

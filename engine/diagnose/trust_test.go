@@ -186,7 +186,7 @@ func TestUnreadableLogIsLocal(t *testing.T) {
 		t.Fatalf("fixture changed: %d jobs", len(jobs))
 	}
 	gone := snap.PodLogs(jobs[0].Namespace, jobs[0].Pods[0].Name)[0]
-	if err := os.Remove(gone.Path); err != nil {
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(gone.Rel))); err != nil {
 		t.Fatal(err)
 	}
 	d, err := New(context.Background(), Options{})

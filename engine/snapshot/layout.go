@@ -2,9 +2,7 @@ package snapshot
 
 import (
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -65,8 +63,8 @@ func (s *Snapshot) PodLogs(namespace, pod string) []LogRef {
 	return s.files.logsV1[pod]
 }
 
-// PodExec returns the folder of a pod's in-pod command outputs, by the
-// same rules as PodLogs.
+// PodExec returns the folder of a pod's in-pod command outputs (its path
+// in the snapshot, for Open and FS), by the same rules as PodLogs.
 func (s *Snapshot) PodExec(namespace, pod string) (dir string, ok bool) {
 	if d, ok := s.files.exec[podKey{namespace, pod}]; ok {
 		return d, true
@@ -78,19 +76,9 @@ func (s *Snapshot) PodExec(namespace, pod string) (dir string, ok bool) {
 	return d, ok
 }
 
-// Rel returns p relative to the snapshot directory, with forward slashes,
-// as evidence names files.
-func (s *Snapshot) Rel(p string) string {
-	rel, err := filepath.Rel(s.Dir, p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	return filepath.ToSlash(rel)
-}
-
 // readLogs indexes the logs folder of either layout.
-func (s *Snapshot) readLogs(dir string) {
-	entries, err := os.ReadDir(dir)
+func (s *Snapshot) readLogs() {
+	entries, err := fs.ReadDir(s.fsys, "logs")
 	if err != nil {
 		s.warn("logs: %v", err)
 		return
@@ -108,36 +96,34 @@ func (s *Snapshot) readLogs(dir string) {
 			// logs/<pod>.log: v1 shorthand for the pod's main container.
 			if strings.HasSuffix(name, ".log") {
 				pod, prev := logName(name)
-				s.files.logsV1[pod] = append(s.files.logsV1[pod], LogRef{
-					Previous: prev, Path: filepath.Join(dir, name), Rel: path.Join("logs", name),
-				})
+				s.files.logsV1[pod] = append(s.files.logsV1[pod], LogRef{Previous: prev, Rel: path.Join("logs", name)})
 			}
 			continue
 		}
-		sub := filepath.Join(dir, name)
-		files, dirs, err := s.listFolder(sub, path.Join("logs", name))
+		sub := path.Join("logs", name)
+		files, dirs, err := s.listFolder(sub)
 		if err != nil {
-			s.warn("logs/%s: %v", name, err)
+			s.warn("%s: %v", sub, err)
 			continue
 		}
 		// logs/<pod>/<container>.log (v1)
 		for _, f := range files {
 			if strings.HasSuffix(f, ".log") {
-				s.files.logsV1[name] = append(s.files.logsV1[name], containerLog(sub, path.Join("logs", name), f))
+				s.files.logsV1[name] = append(s.files.logsV1[name], containerLog(sub, f))
 			}
 		}
 		// logs/<namespace>/<pod>/<container>.log (v2)
 		for _, pod := range dirs {
-			podDir := filepath.Join(sub, pod)
-			pf, _, err := s.listFolder(podDir, path.Join("logs", name, pod))
+			podDir := path.Join(sub, pod)
+			pf, _, err := s.listFolder(podDir)
 			if err != nil {
-				s.warn("logs/%s/%s: %v", name, pod, err)
+				s.warn("%s: %v", podDir, err)
 				continue
 			}
 			k := podKey{name, pod}
 			for _, f := range pf {
 				if strings.HasSuffix(f, ".log") {
-					s.files.logs[k] = append(s.files.logs[k], containerLog(podDir, path.Join("logs", name, pod), f))
+					s.files.logs[k] = append(s.files.logs[k], containerLog(podDir, f))
 				}
 			}
 		}
@@ -151,8 +137,8 @@ func (s *Snapshot) readLogs(dir string) {
 }
 
 // readExec indexes the exec folder of either layout.
-func (s *Snapshot) readExec(dir string) {
-	entries, err := os.ReadDir(dir)
+func (s *Snapshot) readExec() {
+	entries, err := fs.ReadDir(s.fsys, "exec")
 	if err != nil {
 		s.warn("exec: %v", err)
 		return
@@ -168,27 +154,27 @@ func (s *Snapshot) readExec(dir string) {
 			}
 			continue
 		}
-		sub := filepath.Join(dir, name)
-		files, dirs, err := s.listFolder(sub, path.Join("exec", name))
+		sub := path.Join("exec", name)
+		files, dirs, err := s.listFolder(sub)
 		if err != nil {
-			s.warn("exec/%s: %v", name, err)
+			s.warn("%s: %v", sub, err)
 			continue
 		}
 		if len(files) > 0 {
 			s.files.execV1[name] = sub
 		}
 		for _, pod := range dirs {
-			s.files.exec[podKey{name, pod}] = filepath.Join(sub, pod)
+			s.files.exec[podKey{name, pod}] = path.Join(sub, pod)
 		}
 	}
 }
 
 // listFolder returns the names of the regular files and of the folders in
-// dir (rel in the snapshot), hidden ones left out. Anything else, a link or
+// the snapshot's folder rel, hidden ones left out. Anything else, a link or
 // a pipe, is skipped with a warning naming it: never followed, never
 // opened, never silently left out.
-func (s *Snapshot) listFolder(dir, rel string) (files, dirs []string, err error) {
-	entries, err := os.ReadDir(dir)
+func (s *Snapshot) listFolder(rel string) (files, dirs []string, err error) {
+	entries, err := fs.ReadDir(s.fsys, rel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,9 +209,9 @@ func logName(file string) (name string, previous bool) {
 	return strings.TrimSuffix(name, ".previous"), prev
 }
 
-func containerLog(dir, rel, file string) LogRef {
+func containerLog(dir, file string) LogRef {
 	c, prev := logName(file)
-	return LogRef{Container: c, Previous: prev, Path: filepath.Join(dir, file), Rel: path.Join(rel, file)}
+	return LogRef{Container: c, Previous: prev, Rel: path.Join(dir, file)}
 }
 
 func sortLogs(refs []LogRef) {

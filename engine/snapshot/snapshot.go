@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -34,6 +33,9 @@ const maxObjectFile = 256 << 20
 
 // Snapshot is everything read from a snapshot directory.
 type Snapshot struct {
+	// Dir is the folder Read was given, or the name given to ReadFS; it
+	// names the snapshot in messages and reports. Files are read through
+	// FS, never by joining Dir.
 	Dir string
 	// CollectedAt is snapshot.yaml's collectedAt (RFC 3339), or "".
 	CollectedAt string
@@ -49,10 +51,12 @@ type Snapshot struct {
 	Objects []*Object
 	// files indexes logs/ and exec/; see PodLogs and PodExec.
 	files podFiles
-	// PromptsDir is <snapshot>/prompts when present.
-	PromptsDir string
+	// HasPrompts says the snapshot holds a prompts/ folder.
+	HasPrompts bool
 	// Warnings name files that could not be read or were not understood.
 	Warnings []string
+
+	fsys fs.FS
 }
 
 // LogRef is one log file of a pod.
@@ -60,9 +64,9 @@ type LogRef struct {
 	// Container is "" for logs/<pod>.log (layout v1: the pod's main container).
 	Container string
 	Previous  bool
-	// Path is absolute; Rel is relative to the snapshot directory.
-	Path string
-	Rel  string
+	// Rel is the file's path in the snapshot (slash-separated); open it
+	// with Snapshot.Open.
+	Rel string
 }
 
 // Meta is the snapshot.yaml file.
@@ -115,7 +119,9 @@ var nonObjectFiles = map[string]bool{
 }
 
 // Read reads the snapshot at dir. It fails only when dir itself cannot be
-// read; problems with single files become warnings.
+// read; problems with single files become warnings. Files are read through
+// regfile.DirFS, so nothing outside dir is reached and no named pipe is
+// opened.
 func Read(dir string) (*Snapshot, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -124,17 +130,34 @@ func Read(dir string) (*Snapshot, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("read snapshot %s: not a directory", dir)
 	}
-	s := &Snapshot{Dir: dir, files: newPodFiles()}
+	return ReadFS(regfile.DirFS(dir), dir)
+}
+
+// ReadFS reads a snapshot from fsys, whose root is the snapshot folder: an
+// archive, an embedded fixture or a test's fstest.MapFS. name stands for it
+// in messages (Snapshot.Dir). Logs and command outputs are opened later,
+// through the same fsys, so it must stay readable while the snapshot is
+// used.
+func ReadFS(fsys fs.FS, name string) (*Snapshot, error) {
+	st, err := fs.Stat(fsys, ".")
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("read snapshot %s: not a directory", name)
+	}
+	s := &Snapshot{Dir: name, fsys: fsys, files: newPodFiles()}
 	if err := s.readMeta(); err != nil {
 		s.warn("%s: %v", "snapshot.yaml", err)
 	}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
+	err = fs.WalkDir(fsys, ".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
 			s.warn("%s: %v", rel, err)
-			if d != nil && d.IsDir() {
+			if d != nil && d.IsDir() && rel != "." {
 				return fs.SkipDir
+			}
+			if rel == "." {
+				return err
 			}
 			return nil
 		}
@@ -144,13 +167,13 @@ func Read(dir string) (*Snapshot, error) {
 			}
 			switch {
 			case rel == "logs":
-				s.readLogs(p)
+				s.readLogs()
 				return fs.SkipDir
 			case rel == "exec":
-				s.readExec(p)
+				s.readExec()
 				return fs.SkipDir
 			case rel == "prompts":
-				s.PromptsDir = p
+				s.HasPrompts = true
 				return fs.SkipDir
 			case strings.HasPrefix(d.Name(), "."):
 				return fs.SkipDir
@@ -178,16 +201,27 @@ func Read(dir string) (*Snapshot, error) {
 			s.warnSpecial(rel, d.Type())
 			return nil
 		}
-		s.readObjects(p, rel)
+		s.readObjects(rel)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
+		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
 	}
 	sort.SliceStable(s.Objects, func(a, b int) bool { return s.Objects[a].sortKey() < s.Objects[b].sortKey() })
 	s.resolvePodFiles()
 	sort.Strings(s.Warnings)
 	return s, nil
+}
+
+// FS is the file system the snapshot was read from, rooted at the
+// snapshot folder.
+func (s *Snapshot) FS() fs.FS { return s.fsys }
+
+// Open opens a file of the snapshot by its path in it (a LogRef's Rel, a
+// file below PodExec's folder). Only regular files are opened.
+func (s *Snapshot) Open(rel string) (fs.File, error) {
+	f, _, err := regfile.OpenFS(s.fsys, rel)
+	return f, err
 }
 
 func (s *Snapshot) warn(format string, args ...any) {
@@ -206,7 +240,7 @@ func (s *Snapshot) warnSpecial(rel string, mode fs.FileMode) {
 }
 
 func (s *Snapshot) readMeta() error {
-	b, err := regfile.ReadFile(filepath.Join(s.Dir, "snapshot.yaml"), maxObjectFile)
+	b, err := regfile.ReadFileFS(s.fsys, "snapshot.yaml", maxObjectFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -231,8 +265,8 @@ func (s *Snapshot) readMeta() error {
 // readObjects reads one object file. Only regular files are opened (a
 // named pipe would block forever), and a file larger than maxObjectFile is
 // skipped by its size, without being read.
-func (s *Snapshot) readObjects(p, rel string) {
-	b, err := regfile.ReadFile(p, maxObjectFile)
+func (s *Snapshot) readObjects(rel string) {
+	b, err := regfile.ReadFileFS(s.fsys, rel, maxObjectFile)
 	if err != nil {
 		var tl *regfile.TooLargeError
 		if errors.As(err, &tl) {

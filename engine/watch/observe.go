@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -162,7 +160,7 @@ func readCheckpoint(snap *snapshot.Snapshot, rel, now string, lastSaved *int64) 
 	if rel == "" || snap == nil {
 		return nil
 	}
-	file, err := os.Open(filepath.Join(snap.Dir, filepath.FromSlash(rel)))
+	file, err := snap.Open(rel)
 	if err != nil {
 		return nil
 	}

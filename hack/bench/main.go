@@ -37,6 +37,7 @@ import (
 	"github.com/traindoc/traindoc/engine/policy"
 	"github.com/traindoc/traindoc/internal/benchgen"
 	"github.com/traindoc/traindoc/internal/logscan"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // genVersion names the generated data; bump it when a generator changes.
@@ -419,7 +420,7 @@ func childScan(path string) error {
 	}
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	res := sc.ScanFiles(context.Background(), []logscan.FileJob{{Path: path}}, 1)
+	res := sc.ScanFiles(context.Background(), []logscan.FileJob{{FS: regfile.DirFS(filepath.Dir(path)), Name: filepath.Base(path)}}, 1)
 	runtime.ReadMemStats(&after)
 	if res[0].Err != nil {
 		return res[0].Err

@@ -585,9 +585,9 @@ func findLogs(dir string) (func(namespace, pod string) podLogs, error) {
 				out[r.Container] = cl
 			}
 			if r.Previous {
-				cl.previous = r.Path
+				cl.previous = filepath.Join(dir, filepath.FromSlash(r.Rel))
 			} else {
-				cl.current = r.Path
+				cl.current = filepath.Join(dir, filepath.FromSlash(r.Rel))
 			}
 		}
 		return out

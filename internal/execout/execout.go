@@ -13,8 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -42,22 +42,26 @@ func ParseDir(dir string) (*evidence.ExecOutputs, []error) {
 }
 
 // ParseDirAt is ParseDir with the time the outputs were collected, which
-// resolves the year that `ls -l` omits for recent files. Files that fail
-// to parse are reported as errors naming the file and kept as ExecText,
-// so that the evidence is not lost. It returns nil outputs when dir has no
-// *.txt file. Files are named exec/<base name of dir>/<file>, as layout v1
-// has them; ParseDirRel names them otherwise.
+// resolves the year that `ls -l` omits for recent files. Files are named
+// exec/<base name of dir>/<file>, as layout v1 has them.
 func ParseDirAt(dir string, now time.Time) (*evidence.ExecOutputs, []error) {
-	return ParseDirRel(dir, "exec/"+filepath.Base(dir), now)
+	return parse(regfile.DirFS(dir), ".", "exec/"+filepath.Base(dir), now)
 }
 
-// ParseDirRel is ParseDirAt for a folder whose snapshot-relative name is
-// rel (exec/<namespace>/<pod> in layout v2); outputs name their files
-// below rel.
-func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error) {
-	entries, err := os.ReadDir(dir)
+// ParseFS parses every *.txt file of the folder dir of fsys (a snapshot's
+// exec/<namespace>/<pod>), naming the files by their path in fsys. Files
+// that fail to parse are reported as errors naming the file and kept as
+// ExecText, so that the evidence is not lost. It returns nil outputs when
+// the folder has no *.txt file.
+func ParseFS(fsys fs.FS, dir string, now time.Time) (*evidence.ExecOutputs, []error) {
+	return parse(fsys, dir, dir, now)
+}
+
+// parse reads the folder dir of fsys and names its files below label.
+func parse(fsys fs.FS, dir, label string, now time.Time) (*evidence.ExecOutputs, []error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
-		return nil, []error{fmt.Errorf("exec outputs %s: %w", dir, err)}
+		return nil, []error{fmt.Errorf("exec outputs %s: %w", label, err)}
 	}
 	var (
 		names   []string
@@ -73,10 +77,10 @@ func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error
 		switch {
 		case e.Type().IsRegular():
 			names = append(names, e.Name())
-		case e.Type()&os.ModeSymlink != 0:
-			skipped = append(skipped, fmt.Errorf("exec output %s: symbolic link, not followed", path.Join(rel, e.Name())))
+		case e.Type()&fs.ModeSymlink != 0:
+			skipped = append(skipped, fmt.Errorf("exec output %s: symbolic link, not followed", path.Join(label, e.Name())))
 		case !e.IsDir():
-			skipped = append(skipped, fmt.Errorf("exec output %s: %s, skipped", path.Join(rel, e.Name()), regfile.Describe(e.Type())))
+			skipped = append(skipped, fmt.Errorf("exec output %s: %s, skipped", path.Join(label, e.Name()), regfile.Describe(e.Type())))
 		}
 	}
 	if len(names) == 0 {
@@ -86,8 +90,8 @@ func ParseDirRel(dir, rel string, now time.Time) (*evidence.ExecOutputs, []error
 	out := &evidence.ExecOutputs{}
 	errs := skipped
 	for _, name := range names {
-		rel := path.Join(rel, name)
-		data, err := readLimited(filepath.Join(dir, name))
+		rel := path.Join(label, name)
+		data, err := readLimited(fsys, path.Join(dir, name))
 		if err != nil {
 			errs = append(errs, fmt.Errorf("exec output %s: %w", rel, err))
 			continue
@@ -138,8 +142,8 @@ func parseOne(out *evidence.ExecOutputs, base, rel string, data []byte, now time
 
 // readLimited reads at most maxExecFile bytes of a regular file; a named
 // pipe would block the reader forever, so it is an error.
-func readLimited(path string) ([]byte, error) {
-	f, _, err := regfile.Open(path)
+func readLimited(fsys fs.FS, name string) ([]byte, error) {
+	f, _, err := regfile.OpenFS(fsys, name)
 	if err != nil {
 		return nil, err
 	}

@@ -4,16 +4,20 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
 	"runtime"
 	"sync"
 
 	"github.com/traindoc/traindoc/engine/evidence"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
-// FileJob is one log file to scan.
+// FileJob is one log file to scan: the file Name of FS (a snapshot's, or
+// regfile.DirFS for a folder of this machine). Only a regular file is
+// opened.
 type FileJob struct {
-	Path    string
+	FS      fs.FS
+	Name    string
 	Options Options
 }
 
@@ -53,7 +57,7 @@ feed:
 		case next <- i:
 		case <-ctx.Done():
 			for j := i; j < len(jobs); j++ {
-				out[j] = FileResult{Err: fmt.Errorf("scan %s: %w", jobs[j].Path, ctx.Err())}
+				out[j] = FileResult{Err: fmt.Errorf("scan %s: %w", jobs[j].Name, ctx.Err())}
 			}
 			break feed
 		}
@@ -65,16 +69,16 @@ feed:
 
 func (s *Scanner) scanJob(ctx context.Context, job FileJob) FileResult {
 	if err := ctx.Err(); err != nil {
-		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Path, err)}
+		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Name, err)}
 	}
-	f, err := os.Open(job.Path)
+	f, _, err := regfile.OpenFS(job.FS, job.Name)
 	if err != nil {
-		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Path, err)}
+		return FileResult{Err: fmt.Errorf("scan %s: %w", job.Name, err)}
 	}
 	defer f.Close()
 	lf, err := s.Scan(ctxReader{ctx, f}, job.Options)
 	if err != nil {
-		err = fmt.Errorf("scan %s: %w", job.Path, err)
+		err = fmt.Errorf("scan %s: %w", job.Name, err)
 	}
 	return FileResult{Log: lf, Err: err}
 }

@@ -3,9 +3,11 @@ package regfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/fstest"
 )
 
 func TestReadFileBound(t *testing.T) {
@@ -55,5 +57,25 @@ func TestReadAtMostEndless(t *testing.T) {
 	b, err := ReadAtMost(io.LimitReader(&endless{}, max), max)
 	if err != nil || len(b) != max {
 		t.Errorf("exactly max bytes: %d, %v", len(b), err)
+	}
+}
+
+// TestReadFileFSBound: the size bound holds for any fs.FS, checked before
+// reading.
+func TestReadFileFSBound(t *testing.T) {
+	fsys := fstest.MapFS{
+		"small": {Data: []byte("0123")},
+		"big":   {Data: make([]byte, 100)},
+		"pipe":  {Mode: fs.ModeNamedPipe},
+	}
+	if b, err := ReadFileFS(fsys, "small", 10); err != nil || string(b) != "0123" {
+		t.Errorf("small = %q, %v", b, err)
+	}
+	var tl *TooLargeError
+	if _, err := ReadFileFS(fsys, "big", 10); !errors.As(err, &tl) {
+		t.Errorf("big: err = %v, want TooLargeError", err)
+	}
+	if _, err := ReadFileFS(fsys, "pipe", 10); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("pipe: err = %v, want ErrNotRegular", err)
 	}
 }

@@ -1,0 +1,95 @@
+package diagnose
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// zipOf packs a fixture folder into an in-memory zip archive, the way a
+// snapshot is attached to a ticket.
+func zipOf(t *testing.T, dir string) *zip.Reader {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		f, err := w.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		return err
+	})
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestDiagnoseFS: a snapshot diagnosed straight from a zip archive gets the
+// report it gets from its folder: logs, exec outputs (the checkpoint
+// listing, read twice) and objects all come through the fs.FS.
+func TestDiagnoseFS(t *testing.T) {
+	d, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		"cascade-disk-full-nccl-timeout", // logs, nvidia-smi, a checkpoint listing
+		"progress-gpu-idle",              // ray status
+		"cascade-cuda-oom-nccl-timeout",
+		"healthy-noisy-running",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join("..", "..", "fixtures", name)
+			want, err := d.Diagnose(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.DiagnoseFS(context.Background(), zipOf(t, dir), name+".zip")
+			if err != nil {
+				t.Fatal(err)
+			}
+			wj, _ := json.MarshalIndent(want, "", " ")
+			gj, _ := json.MarshalIndent(got, "", " ")
+			if !bytes.Equal(wj, gj) {
+				t.Errorf("report from the archive differs from the folder's:\n%s", firstDiff(string(wj), string(gj)))
+			}
+			if len(want.Jobs) == 0 || len(want.Jobs[0].Pods) == 0 {
+				t.Fatal("fixture diagnosed to nothing: the comparison proves nothing")
+			}
+		})
+	}
+}
+
+// firstDiff shows the first differing line of two texts.
+func firstDiff(a, b string) string {
+	al, bl := bytes.Split([]byte(a), []byte("\n")), bytes.Split([]byte(b), []byte("\n"))
+	for i := range min(len(al), len(bl)) {
+		if !bytes.Equal(al[i], bl[i]) {
+			return "line " + strconv.Itoa(i+1) + ":\n folder:  " + string(al[i]) + "\n archive: " + string(bl[i])
+		}
+	}
+	return "one is a prefix of the other"
+}
