@@ -78,7 +78,7 @@ func Run(ctx context.Context, dir string, opts Options) (*report.Report, error) 
 // different jobs.
 type Observer func(snap *snapshot.Snapshot, job *evidence.Job)
 
-// Diagnose reads and diagnoses one snapshot directory.
+// Diagnose reads and diagnoses one snapshot: a folder or a zip archive of one.
 func (d *Diagnoser) Diagnose(ctx context.Context, dir string) (*report.Report, error) {
 	return d.DiagnoseObserved(ctx, dir, nil)
 }
@@ -127,6 +127,7 @@ func (d *Diagnoser) DiagnoseObserved(ctx context.Context, dir string, observe Ob
 	if err != nil {
 		return nil, err
 	}
+	defer snap.Close()
 	return d.diagnoseSnapshot(ctx, snap, observe)
 }
 

@@ -7,14 +7,27 @@ import (
 	"encoding/json"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // zipOf packs a fixture folder into an in-memory zip archive, the way a
 // snapshot is attached to a ticket.
 func zipOf(t *testing.T, dir string) *zip.Reader {
+	t.Helper()
+	b := zipBytes(t, dir, "")
+	r, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// zipBytes packs dir's files below the folder top ("" for none).
+func zipBytes(t *testing.T, dir, top string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
@@ -23,7 +36,7 @@ func zipOf(t *testing.T, dir string) *zip.Reader {
 			return err
 		}
 		rel, _ := filepath.Rel(dir, p)
-		f, err := w.Create(filepath.ToSlash(rel))
+		f, err := w.Create(path.Join(top, filepath.ToSlash(rel)))
 		if err != nil {
 			return err
 		}
@@ -40,11 +53,7 @@ func zipOf(t *testing.T, dir string) *zip.Reader {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return buf.Bytes()
 }
 
 // TestDiagnoseFS: a snapshot diagnosed straight from a zip archive gets the
@@ -92,4 +101,48 @@ func firstDiff(a, b string) string {
 		}
 	}
 	return "one is a prefix of the other"
+}
+
+// TestDiagnoseZipFile: `--snapshot snap.zip` is diagnosed as the folder it
+// was made from, with or without the archive's top folder, whatever the
+// file is called.
+func TestDiagnoseZipFile(t *testing.T) {
+	d, err := New(context.Background(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join("..", "..", "fixtures", "cascade-disk-full-nccl-timeout")
+	want, err := d.Diagnose(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wj, _ := json.MarshalIndent(want, "", " ")
+	for _, tt := range []struct{ name, top string }{
+		{"flat.zip", ""},
+		{"folder.zip", "cascade-disk-full-nccl-timeout"},
+		{"ticket-4711.bin", "snap"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), tt.name)
+			if err := os.WriteFile(p, zipBytes(t, dir, tt.top), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := d.Diagnose(context.Background(), p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gj, _ := json.MarshalIndent(got, "", " ")
+			if !bytes.Equal(wj, gj) {
+				t.Errorf("report from %s differs from the folder's:\n%s", tt.name, firstDiff(string(wj), string(gj)))
+			}
+		})
+	}
+	// A file that is neither is refused by name.
+	p := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Diagnose(context.Background(), p); err == nil || !strings.Contains(err.Error(), "not a directory or a zip archive") || !strings.Contains(err.Error(), p) {
+		t.Errorf("err = %v, want one naming %s as neither a folder nor an archive", err, p)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -56,7 +57,8 @@ type Snapshot struct {
 	// Warnings name files that could not be read or were not understood.
 	Warnings []string
 
-	fsys fs.FS
+	fsys   fs.FS
+	closer io.Closer
 }
 
 // LogRef is one log file of a pod.
@@ -118,19 +120,50 @@ var nonObjectFiles = map[string]bool{
 	"expected.yaml": true,
 }
 
-// Read reads the snapshot at dir. It fails only when dir itself cannot be
-// read; problems with single files become warnings. Files are read through
-// regfile.DirFS, so nothing outside dir is reached and no named pipe is
-// opened.
+// Read reads the snapshot at dir: a folder, or a zip archive of one (which
+// stays open until Close). It fails only when dir itself cannot be read;
+// problems with single files become warnings. A folder's files are read
+// through regfile.DirFS, so nothing outside it is reached and no named
+// pipe is opened.
 func Read(dir string) (*Snapshot, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot: %w", err)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("read snapshot %s: not a directory", dir)
+	if st.IsDir() {
+		return ReadFS(regfile.DirFS(dir), dir)
 	}
-	return ReadFS(regfile.DirFS(dir), dir)
+	head, err := regfile.ReadHead(dir, 4)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
+	}
+	if !isZip(head) {
+		return nil, fmt.Errorf("read snapshot %s: not a directory or a zip archive", dir)
+	}
+	fsys, closer, warnings, err := openZip(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := ReadFS(fsys, dir)
+	if err != nil {
+		closer.Close()
+		return nil, err
+	}
+	s.closer = closer
+	s.Warnings = append(s.Warnings, warnings...)
+	sort.Strings(s.Warnings)
+	return s, nil
+}
+
+// Close releases what Read holds open: the archive a snapshot was read
+// from. Logs cannot be opened after it. It does nothing for a folder.
+func (s *Snapshot) Close() error {
+	if s.closer == nil {
+		return nil
+	}
+	err := s.closer.Close()
+	s.closer = nil
+	return err
 }
 
 // ReadFS reads a snapshot from fsys, whose root is the snapshot folder: an

@@ -31,7 +31,7 @@ type sourceFlags struct {
 // bindSourceFlags adds the flags every command that diagnoses shares.
 func bindSourceFlags(fs *pflag.FlagSet, errOut io.Writer) *sourceFlags {
 	s := &sourceFlags{errOut: errOut}
-	fs.StringArrayVar(&s.snapshots, "snapshot", nil, "snapshot directory to read (repeatable: jobs of all snapshots are diagnosed together); without it, the cluster of the current kubeconfig context is read")
+	fs.StringArrayVar(&s.snapshots, "snapshot", nil, "snapshot directory, or zip archive of one, to read (repeatable: jobs of all snapshots are diagnosed together); without it, the cluster of the current kubeconfig context is read")
 	s.cluster = bindClusterFlags(fs)
 	s.cluster.offline = true
 	fs.StringVar(&s.cluster.keep, "keep-snapshot", "", "when reading a cluster, keep the snapshot taken in this directory")

@@ -1,0 +1,115 @@
+package snapshot
+
+import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func writeZip(t *testing.T, entries map[string]string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	names := make([]string, 0, len(entries))
+	for n := range entries {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		f, err := w.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte(entries[n])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "snap.zip")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadZip: a zip archive reads as the folder it holds, with its top
+// folder or without; entries named outside the archive stay inside it and
+// are named in a warning; logs open until Close.
+func TestReadZip(t *testing.T) {
+	pod := "apiVersion: v1\nkind: Pod\nmetadata: {name: %s, namespace: ns}\n"
+	for _, tt := range []struct {
+		top      string
+		evilRead bool // flat: ../evil.yaml is read as evil.yaml; below a top folder it is outside
+	}{{"", true}, {"snap/", false}} {
+		top := tt.top
+		t.Run("top="+top, func(t *testing.T) {
+			p := writeZip(t, map[string]string{
+				top + "pod.yaml":           strings.ReplaceAll(pod, "%s", "p"),
+				top + "snapshot.yaml":      "collectedAt: 2026-01-02T03:04:05Z\ncluster: c1\n",
+				top + "logs/ns/p/main.log": "hello\n",
+				top + "exec/ns/p/x.txt":    "x\n",
+				"../evil.yaml":             strings.ReplaceAll(pod, "%s", "evil"),
+			})
+			s, err := Read(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Cluster != "c1" || s.CollectedAt != "2026-01-02T03:04:05Z" {
+				t.Errorf("meta = %q %q", s.Cluster, s.CollectedAt)
+			}
+			var names []string
+			for _, o := range s.Objects {
+				names = append(names, o.Name)
+			}
+			warned := slices.ContainsFunc(s.Warnings, func(w string) bool {
+				return strings.HasPrefix(w, `archive entry "../evil.yaml": a name reaching outside the archive`)
+			})
+			if !warned {
+				t.Errorf("warnings = %q, want one naming ../evil.yaml", s.Warnings)
+			}
+			if slices.Contains(names, "evil") != tt.evilRead {
+				t.Errorf("objects = %q: evil read = %v, want %v", names, !tt.evilRead, tt.evilRead)
+			}
+			if !slices.Contains(names, "p") {
+				t.Errorf("objects = %q, want p", names)
+			}
+			logs := s.PodLogs("ns", "p")
+			if len(logs) != 1 {
+				t.Fatalf("logs = %+v", logs)
+			}
+			f, err := s.Open(logs[0].Rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Open(logs[0].Rel); err == nil {
+				t.Error("a log opened after Close")
+			}
+		})
+	}
+}
+
+func TestReadNotFolderNorArchive(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "snap.zip")
+	if err := os.WriteFile(p, []byte("PK but not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("err = %v, want one naming %s", err, p)
+	}
+	if err := os.WriteFile(p, []byte("PK\x03\x04 truncated"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("truncated archive: err = %v, want one naming %s", err, p)
+	}
+}
