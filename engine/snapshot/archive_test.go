@@ -113,3 +113,35 @@ func TestReadNotFolderNorArchive(t *testing.T) {
 		t.Errorf("truncated archive: err = %v, want one naming %s", err, p)
 	}
 }
+
+// TestReadZipBomb: an object file that inflates past the object bound is
+// skipped by its declared size, without being inflated.
+func TestReadZipBomb(t *testing.T) {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	f, err := w.Create("bomb.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for range maxObjectFile>>20 + 1 {
+		if _, err := f.Write(zeros); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "bomb.zip")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if len(buf.Bytes()) > 1<<20 || !slices.Equal(s.Warnings, []string{"bomb.yaml: larger than 256 MiB, skipped"}) {
+		t.Errorf("archive of %d bytes: warnings = %q", buf.Len(), s.Warnings)
+	}
+}
