@@ -3,22 +3,40 @@ package snapshot
 import (
 	"archive/zip"
 	"fmt"
+	"io"
 	"io/fs"
+	"sort"
 	"strings"
 )
 
-// openZip opens a zip archive of a snapshot as an fs.FS. Archives made
+// readZip reads a zip archive of a snapshot as an fs.FS. Archives made
 // with `zip -r snap.zip snap/` hold one top folder; its content is the
 // snapshot. The archive's fs.FS puts entries named outside it ("../x",
 // "/etc/x") inside it ("x", "etc/x"), so a hostile archive cannot name a
 // file of this machine. A snapshot writer never makes such entries, so
 // each is named in a warning: read at the place the archive's fs.FS gives
 // it, or not read when that place is outside the top folder.
-func openZip(name string) (fs.FS, *zip.ReadCloser, []string, error) {
-	zr, err := zip.OpenReader(name)
+func readZip(ra io.ReaderAt, size int64, name string) (*Snapshot, error) {
+	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("read snapshot %s: %w", name, err)
+		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
 	}
+	fsys, warnings, err := zipRoot(zr)
+	if err != nil {
+		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
+	}
+	s, err := ReadFS(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	s.Warnings = append(s.Warnings, warnings...)
+	sort.Strings(s.Warnings)
+	return s, nil
+}
+
+// zipRoot returns the snapshot folder of an archive and the warnings
+// naming its unsafe entries.
+func zipRoot(zr *zip.Reader) (fs.FS, []string, error) {
 	var unsafe []string
 	tops := map[string]bool{}
 	nested := true // every safe entry lies below a top folder
@@ -45,9 +63,9 @@ func openZip(name string) (fs.FS, *zip.ReadCloser, []string, error) {
 	how := "read as a path inside it"
 	if len(tops) == 1 && nested {
 		for top := range tops {
+			var err error
 			if fsys, err = fs.Sub(zr, top); err != nil {
-				zr.Close()
-				return nil, nil, nil, fmt.Errorf("read snapshot %s: %w", name, err)
+				return nil, nil, err
 			}
 		}
 		how = "not read"
@@ -56,7 +74,7 @@ func openZip(name string) (fs.FS, *zip.ReadCloser, []string, error) {
 	for _, n := range unsafe {
 		warnings = append(warnings, fmt.Sprintf("archive entry %q: a name reaching outside the archive, %s", n, how))
 	}
-	return fsys, zr, warnings, nil
+	return fsys, warnings, nil
 }
 
 // isZip tells a zip archive by its first bytes, whatever its name.

@@ -1,7 +1,10 @@
 package snapshot
 
 import (
+	"archive/zip"
 	"bytes"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,4 +77,61 @@ func checkJSONLike(t *testing.T, v any, depth int) {
 	case map[any]any, time.Time, *time.Time:
 		t.Fatalf("not normalised at depth %d: %T", depth, v)
 	}
+}
+
+// FuzzReadZip feeds arbitrary bytes as a zip archive of a snapshot. Reading
+// must not panic and, when the archive opens, every warning names what it
+// is about and every log and exec folder the snapshot lists opens through
+// it or fails with an error, never a panic.
+func FuzzReadZip(f *testing.F) {
+	for _, dir := range []string{"v2", "mixed"} {
+		var buf bytes.Buffer
+		w := zip.NewWriter(&buf)
+		_ = filepath.WalkDir(filepath.Join("testdata", dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(filepath.Join("testdata", dir), p)
+			zf, err := w.Create(filepath.ToSlash(rel))
+			if err == nil {
+				_, err = zf.Write(b)
+			}
+			return err
+		})
+		if w.Close() == nil {
+			f.Add(buf.Bytes())
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := readZip(bytes.NewReader(data), int64(len(data)), "f.zip")
+		if err != nil {
+			if !strings.Contains(err.Error(), "f.zip") {
+				t.Errorf("error does not name the archive: %v", err)
+			}
+			return
+		}
+		for _, w := range s.Warnings {
+			if w == "" || !strings.Contains(w, ":") {
+				t.Errorf("warning names nothing: %q", w)
+			}
+		}
+		for _, o := range s.Objects {
+			if o.Kind != "Pod" {
+				continue
+			}
+			for _, ref := range s.PodLogs(o.Namespace, o.Name) {
+				if f, err := s.Open(ref.Rel); err == nil {
+					_, _ = io.Copy(io.Discard, io.LimitReader(f, 1<<20))
+					f.Close()
+				}
+			}
+			if dir, ok := s.PodExec(o.Namespace, o.Name); ok {
+				_, _ = fs.ReadDir(s.FS(), dir)
+			}
+		}
+	})
 }

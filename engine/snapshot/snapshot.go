@@ -133,25 +133,21 @@ func Read(dir string) (*Snapshot, error) {
 	if st.IsDir() {
 		return ReadFS(regfile.DirFS(dir), dir)
 	}
-	head, err := regfile.ReadHead(dir, 4)
+	f, st, err := regfile.Open(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
 	}
-	if !isZip(head) {
+	head := make([]byte, 4)
+	if n, _ := f.ReadAt(head, 0); !isZip(head[:n]) {
+		f.Close()
 		return nil, fmt.Errorf("read snapshot %s: not a directory or a zip archive", dir)
 	}
-	fsys, closer, warnings, err := openZip(dir)
+	s, err := readZip(f, st.Size(), dir)
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	s, err := ReadFS(fsys, dir)
-	if err != nil {
-		closer.Close()
-		return nil, err
-	}
-	s.closer = closer
-	s.Warnings = append(s.Warnings, warnings...)
-	sort.Strings(s.Warnings)
+	s.closer = f
 	return s, nil
 }
 

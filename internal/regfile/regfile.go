@@ -210,19 +210,3 @@ func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	defer r.Close()
 	return fs.ReadDir(r.FS(), name)
 }
-
-// ReadHead reads at most n bytes from the start of a regular file, to
-// tell its format.
-func ReadHead(path string, n int) ([]byte, error) {
-	f, _, err := Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b := make([]byte, n)
-	m, err := io.ReadFull(f, b)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b[:m], nil
-}
