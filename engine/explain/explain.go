@@ -16,9 +16,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,6 +28,8 @@ import (
 
 	"github.com/traindoc/traindoc/engine/redact"
 	"github.com/traindoc/traindoc/engine/report"
+	"github.com/traindoc/traindoc/engine/snapshot"
+	"github.com/traindoc/traindoc/internal/regfile"
 )
 
 // Defaults for Config's zero values.
@@ -108,12 +112,24 @@ func New(cfg Config) (*Explainer, error) {
 
 	var dirs []promptDir
 	if cfg.PromptsDir != "" {
-		dirs = append(dirs, promptDir{path: cfg.PromptsDir})
+		dirs = append(dirs, promptDir{fsys: regfile.DirFS(cfg.PromptsDir), dir: ".", label: cfg.PromptsDir})
 	}
 	for _, s := range cfg.SnapshotDirs {
-		if s != "" {
-			dirs = append(dirs, promptDir{path: filepath.Join(s, "prompts"), optional: true})
+		if s == "" {
+			continue
 		}
+		// A snapshot may be a zip archive: its prompts/ is read in place.
+		fsys, closer, _, err := snapshot.Open(s)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // diagnosing it says so
+		}
+		if err != nil {
+			return nil, fmt.Errorf("prompt templates: %w", err)
+		}
+		if closer != nil {
+			defer closer.Close() // the templates are read whole below
+		}
+		dirs = append(dirs, promptDir{fsys: fsys, dir: "prompts", label: path.Join(filepath.ToSlash(s), "prompts"), optional: true})
 	}
 	ts, err := loadTemplates(dirs)
 	if err != nil {

@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
@@ -117,9 +115,9 @@ func loadTemplates(dirs []promptDir) (*templates, error) {
 		for _, f := range files {
 			// A snapshot's prompts/ may hold anything: a named pipe
 			// would block the read, a link to /dev/zero never end it.
-			body, err := regfile.ReadFile(f.path, maxTemplate)
+			body, err := regfile.ReadFileFS(f.fsys, f.name, maxTemplate)
 			if err != nil {
-				return nil, fmt.Errorf("read prompt template: %w", err)
+				return nil, fmt.Errorf("read prompt template %s: %w", f.path, err)
 			}
 			for _, lang := range Languages {
 				if f.lang != "" && f.lang != lang {
@@ -142,26 +140,30 @@ func loadTemplates(dirs []promptDir) (*templates, error) {
 	return ts, nil
 }
 
-// promptDir is a directory of override templates.
+// promptDir is a directory of override templates: dir in fsys, named
+// label in messages.
 type promptDir struct {
-	path string
+	fsys       fs.FS
+	dir, label string
 	// optional dirs (a snapshot's prompts/) may be absent.
 	optional bool
 }
 
+// overrideFile is a template: name in fsys, path in messages.
 type overrideFile struct {
-	path, kind, lang string
+	fsys                   fs.FS
+	name, path, kind, lang string
 }
 
 // overrideFiles lists a dir's templates, files without a language first so
 // that <kind>.<lang>.tmpl is applied after, and so beats, <kind>.tmpl.
 func overrideFiles(d promptDir) ([]overrideFile, error) {
-	entries, err := os.ReadDir(d.path)
+	entries, err := fs.ReadDir(d.fsys, d.dir)
 	if err != nil {
 		if d.optional && errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("prompt templates: %w", err)
+		return nil, fmt.Errorf("prompt templates %s: %w", d.label, err)
 	}
 	var out []overrideFile
 	for _, e := range entries {
@@ -175,10 +177,10 @@ func overrideFiles(d promptDir) ([]overrideFile, error) {
 			kind, lang = k, l
 			if !validLang(lang) {
 				return nil, fmt.Errorf("prompt template %s: unknown language %q (want one of %s)",
-					filepath.Join(d.path, name), lang, strings.Join(Languages, ", "))
+					path.Join(d.label, name), lang, strings.Join(Languages, ", "))
 			}
 		}
-		out = append(out, overrideFile{path: filepath.Join(d.path, name), kind: kind, lang: lang})
+		out = append(out, overrideFile{fsys: d.fsys, name: path.Join(d.dir, name), path: path.Join(d.label, name), kind: kind, lang: lang})
 	}
 	sort.SliceStable(out, func(a, b int) bool {
 		if (out[a].lang == "") != (out[b].lang == "") {

@@ -1,8 +1,11 @@
 package explain
 
 import (
+	"archive/zip"
 	"flag"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -125,6 +128,17 @@ func TestOverridePrecedence(t *testing.T) {
 		}
 	}
 
+	// A snapshot given as a zip archive has its prompts/ read in place.
+	archive := filepath.Join(root, "snap.zip")
+	zipFolder(t, snap, "snap", archive)
+	e0 := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", SnapshotDirs: []string{archive}})
+	rep0 := testReport()
+	job0 := rep0.Jobs[0]
+	job0.Kind = "RayJob"
+	if _, user, err := e0.Prompt(&job0, rep0); err != nil || !strings.HasPrefix(user, "ray from configmap") {
+		t.Errorf("zip snapshot: prompt %q, %v; want its prompts/rayjob.tmpl", firstLine(user), err)
+	}
+
 	// Without overrides, kinds without a built-in template use default.
 	e := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", SnapshotDirs: []string{filepath.Join(root, "missing")}})
 	rep := testReport()
@@ -236,5 +250,39 @@ func TestEventInfoGroupsRepeats(t *testing.T) {
 		"```"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// zipFolder writes the files of dir into a zip archive at out, below top.
+func zipFolder(t *testing.T, dir, top, out string) {
+	t.Helper()
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := zip.NewWriter(f)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		zf, err := w.Create(path.Join(top, filepath.ToSlash(rel)))
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err == nil {
+			_, err = zf.Write(b)
+		}
+		return err
+	})
+	if err == nil {
+		err = w.Close()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }

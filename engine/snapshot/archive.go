@@ -9,21 +9,30 @@ import (
 	"strings"
 )
 
-// readZip reads a zip archive of a snapshot as an fs.FS. Archives made
+// openZip opens a zip archive of a snapshot as an fs.FS. Archives made
 // with `zip -r snap.zip snap/` hold one top folder; its content is the
 // snapshot. The archive's fs.FS puts entries named outside it ("../x",
 // "/etc/x") inside it ("x", "etc/x"), so a hostile archive cannot name a
 // file of this machine. A snapshot writer never makes such entries, so
 // each is named in a warning: read at the place the archive's fs.FS gives
 // it, or not read when that place is outside the top folder.
-func readZip(ra io.ReaderAt, size int64, name string) (*Snapshot, error) {
+func openZip(ra io.ReaderAt, size int64, name string) (fs.FS, []string, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
+		return nil, nil, fmt.Errorf("read snapshot %s: %w", name, err)
 	}
 	fsys, warnings, err := zipRoot(zr)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", name, err)
+		return nil, nil, fmt.Errorf("read snapshot %s: %w", name, err)
+	}
+	return fsys, warnings, nil
+}
+
+// readZip reads the snapshot an archive holds.
+func readZip(ra io.ReaderAt, size int64, name string) (*Snapshot, error) {
+	fsys, warnings, err := openZip(ra, size, name)
+	if err != nil {
+		return nil, err
 	}
 	s, err := ReadFS(fsys, name)
 	if err != nil {

@@ -126,29 +126,53 @@ var nonObjectFiles = map[string]bool{
 // through regfile.DirFS, so nothing outside it is reached and no named
 // pipe is opened.
 func Read(dir string) (*Snapshot, error) {
-	st, err := os.Stat(dir)
+	fsys, closer, warnings, err := Open(dir)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot: %w", err)
+		return nil, err
+	}
+	s, err := ReadFS(fsys, dir)
+	if err != nil {
+		if closer != nil {
+			closer.Close()
+		}
+		return nil, err
+	}
+	s.closer = closer
+	if len(warnings) > 0 {
+		s.Warnings = append(s.Warnings, warnings...)
+		sort.Strings(s.Warnings)
+	}
+	return s, nil
+}
+
+// Open gives the files of the snapshot at path, a folder or a zip archive
+// of one, without reading them: for what needs one folder of a snapshot
+// (the LLM explainer its prompts/). closer, when not nil, must be closed
+// once the files are no longer read; warnings name archive entries that
+// could not be placed where they claim to be.
+func Open(path string) (fsys fs.FS, closer io.Closer, warnings []string, err error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("read snapshot: %w", err)
 	}
 	if st.IsDir() {
-		return ReadFS(regfile.DirFS(dir), dir)
+		return regfile.DirFS(path), nil, nil, nil
 	}
-	f, st, err := regfile.Open(dir)
+	f, st, err := regfile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read snapshot %s: %w", dir, err)
+		return nil, nil, nil, fmt.Errorf("read snapshot %s: %w", path, err)
 	}
 	head := make([]byte, 4)
 	if n, _ := f.ReadAt(head, 0); !isZip(head[:n]) {
 		f.Close()
-		return nil, fmt.Errorf("read snapshot %s: not a directory or a zip archive", dir)
+		return nil, nil, nil, fmt.Errorf("read snapshot %s: not a directory or a zip archive", path)
 	}
-	s, err := readZip(f, st.Size(), dir)
+	fsys, warnings, err = openZip(f, st.Size(), path)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, nil, err
 	}
-	s.closer = f
-	return s, nil
+	return fsys, f, warnings, nil
 }
 
 // Close releases what Read holds open: the archive a snapshot was read
