@@ -54,10 +54,14 @@ signatures contains {
 
 # A request that waits; it often resolves (autoscaling, an actor that
 # finishes), so it counts only when it repeats, the job failed, or `ray
-# status` still shows the demand.
+# status` still shows the demand. Ray 1.x-2.0's autoscaler said "could not
+# find a node type to satisfy the request" also for placement-group bundle
+# resources ("bundle_group_..."), which resolve themselves; only a request
+# for named resources (CPU, GPU, memory, ...) counts. vLLM waits for its
+# placement group with "Waiting for creating a placement group of specs".
 signatures contains {
 	"id": "ctx.ray-sched.pending",
-	"pattern": `The following resource request cannot be scheduled right now|cannot be scheduled right now\. (?:It requires|You can ignore)|is pending and cannot currently be scheduled`,
+	"pattern": `The following resource request cannot be scheduled right now|cannot be scheduled right now\. (?:It requires|You can ignore)|is pending and cannot currently be scheduled|The autoscaler could not find a node type to satisfy the request: \[\{'[A-Z]|Waiting for creating a placement group of specs for \d+ seconds`,
 }
 
 _gpu_asked(t) := to_number(m[0][1]) if {
