@@ -155,6 +155,7 @@ _order := ["ctx.ray-sched.infeasible", "ctx.ray-sched.tune", "ctx.ray-sched.pend
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
+	not _echo(c)
 	hs := [h | some h in exec.hits(pod, c, _ids); _counts(pod, c, h)]
 	count(hs) > 0
 	id := [x | some x in _order; some h in hs; h.id == x][0]
@@ -198,6 +199,18 @@ findings contains f if {
 		}],
 		"time": "",
 	}
+}
+
+# KubeRay's autoscaler sidecar logs the demand the driver is told about
+# ("(autoscaler +32s) Error: ..."): one request, one finding, on the
+# driver when the driver says it.
+_echo(c) if {
+	c.name == "autoscaler"
+	some pod in input.pods
+	some other in k8s.containers(pod)
+	other.name != "autoscaler"
+	some h in exec.hits(pod, other, _ids)
+	_counts(pod, other, h)
 }
 
 # "{...} * 8 (STRICT_PACK)" is eight bundles.

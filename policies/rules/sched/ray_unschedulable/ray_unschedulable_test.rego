@@ -72,3 +72,19 @@ test_fires_on_vllm_waiting_for_its_placement_group if {
 	f.category == "sched.insufficient-gpu"
 	f.params.request == "{'GPU': 1.0, 'node:10.244.2.17': 0.001}"
 }
+
+# The autoscaler sidecar repeats what the driver is told: one finding.
+test_quiet_on_the_autoscaler_echo_of_the_drivers_request if {
+	w := "WARNING resource_demand_scheduler.py:782 -- The autoscaler could not find a node type to satisfy the request: [{'CPU': 8.0, 'GPU': 8.0}]. Please specify a node type with the necessary resources."
+	head := {
+		"name": "rc-head", "namespace": "rl", "phase": "Running", "nodeName": "cpu-1", "conditions": [], "replicaType": "head",
+		"containers": [{
+			"name": "autoscaler", "restartCount": 0, "state": {"state": "running"}, "lastState": {},
+			"logs": [{"file": "logs/rc-head/autoscaler.log", "previous": false, "lines": 200, "matches": {"ctx.ray-sched.pending": _m(w, 9)}, "tail": []}],
+		}],
+	}
+	fs := ray_unschedulable.findings with input as {"kind": "RayJob", "phase": "Running", "pods": [head, _pod({"ctx.ray-sched.infeasible": _m(_infeasible, 4)}, {}, {})]}
+	count(fs) == 1
+	some f in fs
+	f.subject.name == "grpo-head-x"
+}
