@@ -118,3 +118,10 @@ test_quiet_on_task_words_without_a_death if {
 	regex.match(p, "2019-11-06 22:29:13,529 WARNING worker.py:1619 -- A worker died or was killed while executing task 5d1777e4ba9affffffff04000000.")
 	not regex.match(p, "INFO -- A worker was started while executing task setup.")
 }
+
+test_fires_on_an_object_whose_owner_exited if {
+	pod := _pod("w-2", testing.failed, {"exec.ray-actor-died.worker": _m("ray.exceptions.OwnerDiedError: Failed to retrieve object 00ffffffffffffffffffffffffffffffffffffff1300000001e1f505.", ["", "The object's owner has exited. This is the Python worker that first created the ObjectRef via `.remote()` or `ray.put()`."])}, {})
+	fs := ray_actor_died.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.what == "object's owner (the worker that created it)"
+}

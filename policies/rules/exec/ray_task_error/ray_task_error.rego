@@ -55,7 +55,7 @@ _inner := [
 
 # Errors another Ray rule reads in the same outputs: the memory monitor's
 # kill and an actor's or node's death.
-_elsewhere := `OutOfMemoryError: Task was killed|running low on memory|RayOutOfMemoryError|ActorDiedError|RayActorError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|The actor died`
+_elsewhere := `OutOfMemoryError: Task was killed|running low on memory|RayOutOfMemoryError|ActorDiedError|RayActorError|ActorUnavailableError|WorkerCrashedError|OwnerDiedError|NodeDiedError|The actor died`
 
 _exception := `^\s*(?:\[[^\]]*\]:?\s*)?(?:\([^)]*\)\s*)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit))(?:\(\w+\))?:(?:\s|$)`
 
