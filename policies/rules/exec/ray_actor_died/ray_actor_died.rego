@@ -43,10 +43,11 @@ signatures contains {
 	"context": 6,
 }
 
-# A task's worker process that died.
+# A task's worker process that died (Ray 0.7 named the task: "A worker died
+# or was killed while executing task 5d1777e4ba9affffffff04000000.").
 signatures contains {
 	"id": "exec.ray-actor-died.worker",
-	"pattern": `\b(?:WorkerCrashedError|OwnerDiedError)\b|The worker died unexpectedly while executing this task|A worker died or was killed while executing (?:a|the) task by an unexpected system error|Worker exit type: (?:SYSTEM_ERROR|UNEXPECTED_SYSTEM_EXIT)`,
+	"pattern": `\b(?:WorkerCrashedError|OwnerDiedError)\b|The worker died unexpectedly while executing this task|A worker died or was killed while executing (?:(?:a|the) task by an unexpected system error|task [0-9a-f]{16,}\b)|Worker exit type: (?:SYSTEM_ERROR|UNEXPECTED_SYSTEM_EXIT)|The object's owner has exited`,
 	"context": 4,
 }
 
@@ -67,9 +68,12 @@ _patterns := {s.id: s.pattern | some s in signatures}
 _what(texts) := ["node", "节点"] if {
 	some t in texts
 	regex.match(`NodeDiedError|its node has died|NODE_DIED|marked dead because|missing too many heartbeats|marked (?:as )?dead|node it was running on is dead`, t)
+} else := ["object's owner (the worker that created it)", "对象的所有者（创建它的 worker）"] if {
+	some t in texts
+	regex.match(`OwnerDiedError|The object's owner has exited`, t)
 } else := ["actor owner", "actor 的所有者"] if {
 	some t in texts
-	regex.match(`its owner has died|OwnerDiedError`, t)
+	contains(t, "its owner has died")
 } else := ["actor (its constructor raised)", "actor（其构造函数抛出异常）"] if {
 	some t in texts
 	contains(t, "error raised in its creation task")
@@ -86,7 +90,7 @@ _detail(texts) := ["its node was preempted", "它所在的节点被抢占"] if {
 	regex.match(`missed too many heartbeats|missing too many heartbeats`, t)
 } else := ["Ray names memory as a possible cause, but no OOM kill is recorded", "Ray 把内存列为可能的原因，但没有记录到 OOM 杀死"] if {
 	some t in texts
-	regex.match(`may have exceeded K8s pod memory limits|killed by SIGKILL by OOM killer`, t)
+	regex.match(`may have exceeded K8s pod memory limits|killed by SIGKILL by OOM killer|killed by the OOM killer`, t)
 } else := ["", ""]
 
 _params(texts) := {"what": w[0], "what_zh": w[1], "detail": d[0], "detail_zh": d[1]} if {

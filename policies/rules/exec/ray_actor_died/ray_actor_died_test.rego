@@ -97,3 +97,31 @@ test_fires_signatures if {
 	not regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.worker"), "Worker exit type: INTENDED_USER_EXIT Worker exit detail: Worker exits by an user request. exit_actor() is called.")
 	not regex.match(testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.actor"), "(raylet) [2024-01-01 10:00:00] Started a local Ray instance.")
 }
+
+# Ray ≥ 2.4x words its guess "the process was killed by the OOM killer":
+# still a guess, not a recorded kill.
+test_fires_newer_oom_guess_is_named_a_guess if {
+	block := [
+		"        ip: 10.244.5.31",
+		"The actor is dead because its worker process has died. Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. Some common causes include: (1) the process was killed by the OOM killer due to high memory usage, (2) ray stop --force was called.",
+	]
+	driver := _pod("job-submitter", testing.failed, {"exec.ray-actor-died.actor": _m("ray.exceptions.ActorDiedError: The actor died unexpectedly before finishing this task.", block)}, {})
+	fs := ray_actor_died.findings with input as {"kind": "RayJob", "phase": "Failed", "pods": [driver]}
+	some f in fs
+	f.params.detail == "Ray names memory as a possible cause, but no OOM kill is recorded"
+}
+
+# Ray 0.7 named the task in its warning; a line merely about executing a
+# task is not a death.
+test_quiet_on_task_words_without_a_death if {
+	p := testing.pattern(ray_actor_died.signatures, "exec.ray-actor-died.worker")
+	regex.match(p, "2019-11-06 22:29:13,529 WARNING worker.py:1619 -- A worker died or was killed while executing task 5d1777e4ba9affffffff04000000.")
+	not regex.match(p, "INFO -- A worker was started while executing task setup.")
+}
+
+test_fires_on_an_object_whose_owner_exited if {
+	pod := _pod("w-2", testing.failed, {"exec.ray-actor-died.worker": _m("ray.exceptions.OwnerDiedError: Failed to retrieve object 00ffffffffffffffffffffffffffffffffffffff1300000001e1f505.", ["", "The object's owner has exited. This is the Python worker that first created the ObjectRef via `.remote()` or `ray.put()`."])}, {})
+	fs := ray_actor_died.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.what == "object's owner (the worker that created it)"
+}

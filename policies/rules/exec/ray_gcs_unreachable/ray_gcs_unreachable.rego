@@ -36,9 +36,14 @@ import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 import data.traindoc.lib.ray
 
-# Ray 2.x wordings; "GCS has been unavailable for more than 60 seconds" is
-# the warning before them and may still recover, and KubeRay's init
-# container prints "Waiting for GCS to be ready" on every start.
+# Ray 0.8 to 2.x wordings of a process giving up on the GCS: the raylet's
+# and driver's 60-second reconnect deadline, Ray 1.x's "Couldn't reconnect
+# to GCS server", Ray 0.8's missing GcsServerAddress, a head whose GCS did
+# not start, and the final ConnectionError after the bootstrap retries.
+# "GCS has been unavailable for more than 60 seconds", "Unable to connect to
+# GCS at ..." and "Failed to send request to gcs, reconnecting" are the
+# warnings before them and may still recover, and KubeRay's init container
+# prints "Waiting for GCS to be ready" on every start.
 signatures contains {
 	"id": "exec.ray-gcs.unreachable",
 	"pattern": _unreachable,
@@ -50,6 +55,10 @@ _unreachable := concat("|", [
 	"Failed to connect to GCS\\. Please check `gcs_server\\.out`",
 	`(?:RpcError|RPC Error message): failed to connect to all addresses; last error: \S+ ipv4:[\d.]+:\d+`,
 	`Failed to get cluster ID from GCS server`,
+	`Couldn't reconnect to GCS server`,
+	`No entry found for GcsServerAddress`,
+	`CRITICAL \S+ -- Failed to start GCS\b`,
+	`Could not read '\w+' from GCS\. Did GCS start successfully`,
 ])
 
 _patterns := {s.id: s.pattern | some s in signatures}

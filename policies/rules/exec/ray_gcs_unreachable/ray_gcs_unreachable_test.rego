@@ -39,3 +39,13 @@ test_quiet_on_waiting_and_google_cloud_storage if {
 	regex.match(_re, "2023-06-22 00:34:51,000 ERROR gcs_utils.py:213 -- Failed to connect to GCS. Please check `gcs_server.out` for more details.")
 	count(ray_gcs_unreachable.findings) == 0 with input as {"kind": "RayCluster", "phase": "Running", "pods": [_pod("gpu-group", 0, {})]}
 }
+
+# Older and rarer wordings of giving up: Ray 1.x's reconnect, the
+# bootstrap's final ConnectionError, and a head whose GCS never started.
+test_fires_on_older_and_bootstrap_wordings if {
+	regex.match(_re, "F0322 14:35:51.321081     9   315 service_based_gcs_client.cc:207] Couldn't reconnect to GCS server. The last attempted GCS server address was :0")
+	regex.match(_re, "ConnectionError: Could not read 'session_name' from GCS. Did GCS start successfully?")
+	regex.match(_re, "2023-03-30 18:42:44,984 CRITICAL node.py:610 -- Failed to start GCS. Last 10 lines of error files:")
+	not regex.match(_re, "2023-03-18 06:51:17,521 WARNING utils.py:1446 -- Unable to connect to GCS at 10.0.0.3:6379. Check that (1) Ray GCS with matching version started successfully at the specified address")
+	not regex.match(_re, "2022-02-05 16:39:15,662 ERROR gcs_utils.py:137 -- Failed to send request to gcs, reconnecting.")
+}

@@ -39,10 +39,12 @@ import data.traindoc.lib.ray
 # The memory monitor's kill, across versions: the exception (Ray ≥ 2.2),
 # its "Memory on the node ... exceeds the memory usage threshold" detail,
 # the per-lease wording of Ray ≥ 2.4x, the retry notice, the exit type the
-# GCS records, and Ray 1.x's RayOutOfMemoryError.
+# GCS records, the raylet's kill notice of Ray 2.1 ("System memory low at
+# node with IP ... killing latest task") and Ray 0.6-1.x's
+# RayOutOfMemoryError. Tune's "***LOW MEMORY***" status is a warning only.
 signatures contains {
 	"id": "exec.ray-oom.kill",
-	"pattern": `Task was killed due to the node running low on memory|\d+ worker\(s\) (?:were|was) killed due to the node running low on memory|which exceeds the memory usage threshold of|\bray\.exceptions\.OutOfMemoryError\b|\bRayOutOfMemoryError\b|exit_type = NODE_OUT_OF_MEMORY|Worker exit type: NODE_OUT_OF_MEMORY|failed due to oom\. There are (?:infinite|\d+) oom retries remaining`,
+	"pattern": `Task was killed due to the node running low on memory|\d+ worker\(s\) (?:were|was) killed due to the node running low on memory|which exceeds the memory usage threshold of|\bray\.exceptions\.OutOfMemoryError\b|\bRayOutOfMemoryError\b|exit_type = NODE_OUT_OF_MEMORY|Worker exit type: NODE_OUT_OF_MEMORY|failed due to oom\. There are (?:infinite|\d+) oom retries remaining|System memory low at node with IP [\d.]+\. .* killing latest task`,
 }
 
 # The raylet's periodic summary; "0 Workers ... killed" is not a kill.

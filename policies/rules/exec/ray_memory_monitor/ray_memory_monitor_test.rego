@@ -82,3 +82,12 @@ test_fires_on_an_unscanned_raylet_out if {
 	f.evidence[0].file == "exec/rc-head/raylet.out.txt"
 	f.evidence[0].line == 2
 }
+
+# Ray 2.1's raylet notice of a kill and Ray 0.6-1.x's exception are kills;
+# Tune's low-memory status line is only a warning.
+test_quiet_on_tune_low_memory_status_but_fires_on_older_kills if {
+	k := [p | some sig in ray_memory_monitor.signatures; sig.id == "exec.ray-oom.kill"; p := sig.pattern][0]
+	regex.match(k, "(raylet) node_manager.cc:2963: System memory low at node with IP 172.17.0.2. Used memory (23.63GB) / total capacity (33.28GB) (0.709971) exceeds threshold 0.7, killing latest task with name Leaker.__init__")
+	regex.match(k, "ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node eric-ThinkPad is used (11.8 / 12.3 GB).")
+	not regex.match(k, "Memory usage on this node: 7.3/7.7 GiB : ***LOW MEMORY*** less than 10% of the memory on this node is available for use.")
+}

@@ -34,12 +34,13 @@ package traindoc.rules.exec.ray_task_error
 
 import data.traindoc.lib.ray
 
-# The wrappers: Ray Core's RayTaskError(X), Ray Train v1's
+# The wrappers: Ray Core's RayTaskError(X) (Ray 1.x: "RayTaskError: ray::f()",
+# the type only in the wrapped lines), Ray Train v1's
 # TrainingFailedError, v2's TrainingFailedError / WorkerGroupError /
 # WorkerTrainingFailedError, Tune's trial failure lines, and Ray Jobs'
 # "Job entrypoint command failed with exit code 1, last available logs
 # (truncated to 20,000 chars):" before the tail of the driver's log.
-_wrapper := `RayTaskError\(\w+\)|\bTrainingFailedError\b|\bWorkerGroupError\b|\bWorkerTrainingFailedError\b|Training failed due to worker errors|Trial \S+ errored after \d+ iterations|Trial task failed for trial \S+|Job entrypoint command failed with exit code \d+`
+_wrapper := `RayTaskError\(\w+\)|\bRayTaskError: ray::|\bTrainingFailedError\b|\bWorkerGroupError\b|\bWorkerTrainingFailedError\b|Training failed due to worker errors|Trial \S+ errored after \d+ iterations|Trial task failed for trial \S+|Job entrypoint command failed with exit code \d+`
 
 # What the wrapped error says, most specific first, and its category.
 _inner := [
@@ -54,7 +55,7 @@ _inner := [
 
 # Errors another Ray rule reads in the same outputs: the memory monitor's
 # kill and an actor's or node's death.
-_elsewhere := `OutOfMemoryError: Task was killed|running low on memory|ActorDiedError|RayActorError|ActorUnavailableError|WorkerCrashedError|NodeDiedError|The actor died`
+_elsewhere := `OutOfMemoryError: Task was killed|running low on memory|RayOutOfMemoryError|ActorDiedError|RayActorError|ActorUnavailableError|WorkerCrashedError|OwnerDiedError|NodeDiedError|The actor died`
 
 _exception := `^\s*(?:\[[^\]]*\]:?\s*)?(?:\([^)]*\)\s*)?((?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit))(?:\(\w+\))?:(?:\s|$)`
 

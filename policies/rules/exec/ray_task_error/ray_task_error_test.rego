@@ -140,3 +140,28 @@ test_fires_the_innermost_task_header_names_the_worker if {
 	some f in fs
 	f.subject.name == "rc-gpu-worker-q"
 }
+
+# Ray 1.x wrote the wrapper without the wrapped type; the wrapped lines
+# still name the cause.
+test_fires_on_a_ray_1x_wrapper_without_the_type if {
+	text := concat("\n", [
+		"ray.exceptions.RayTaskError: ray::deploy_ray_func() (pid=457, ip=10.244.5.31)",
+		"  File \"python/ray/_raylet.pyx\", line 458, in ray._raylet.execute_task",
+		"  File \"python/ray/_raylet.pyx\", line 349, in ray._raylet.raise_if_dependency_failed",
+		"ray.exceptions.RaySystemError: System error: No module named 'modin'",
+	])
+	fs := ray_task_error.findings with input as _input(text)
+	some f in fs
+	f.category == "exec.missing-module"
+	f.subject.name == "rc-gpu-worker-q"
+}
+
+# Ray 0.6-1.x's memory monitor raised RayOutOfMemoryError inside a task:
+# the memory rule's finding, not a task error.
+test_quiet_on_a_wrapped_ray_out_of_memory_error if {
+	text := concat("\n", [
+		"ray.exceptions.RayTaskError(RayOutOfMemoryError): ray::f() (pid=457, ip=10.244.5.31)",
+		"ray.memory_monitor.RayOutOfMemoryError: More than 95% of the memory on node rc-gpu-worker-q is used (58.1 / 61.0 GB).",
+	])
+	count(ray_task_error.findings) == 0 with input as _input(text)
+}

@@ -54,10 +54,14 @@ signatures contains {
 
 # A request that waits; it often resolves (autoscaling, an actor that
 # finishes), so it counts only when it repeats, the job failed, or `ray
-# status` still shows the demand.
+# status` still shows the demand. Ray 1.x-2.0's autoscaler said "could not
+# find a node type to satisfy the request" also for placement-group bundle
+# resources ("bundle_group_..."), which resolve themselves; only a request
+# for named resources (CPU, GPU, memory, ...) counts. vLLM waits for its
+# placement group with "Waiting for creating a placement group of specs".
 signatures contains {
 	"id": "ctx.ray-sched.pending",
-	"pattern": `The following resource request cannot be scheduled right now|cannot be scheduled right now\. (?:It requires|You can ignore)|is pending and cannot currently be scheduled`,
+	"pattern": `The following resource request cannot be scheduled right now|cannot be scheduled right now\. (?:It requires|You can ignore)|is pending and cannot currently be scheduled|The autoscaler could not find a node type to satisfy the request: \[\{'[A-Z]|Waiting for creating a placement group of specs for \d+ seconds`,
 }
 
 _gpu_asked(t) := to_number(m[0][1]) if {
@@ -151,6 +155,7 @@ _order := ["ctx.ray-sched.infeasible", "ctx.ray-sched.tune", "ctx.ray-sched.pend
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
+	not _echo(c)
 	hs := [h | some h in exec.hits(pod, c, _ids); _counts(pod, c, h)]
 	count(hs) > 0
 	id := [x | some x in _order; some h in hs; h.id == x][0]
@@ -194,6 +199,18 @@ findings contains f if {
 		}],
 		"time": "",
 	}
+}
+
+# KubeRay's autoscaler sidecar logs the demand the driver is told about
+# ("(autoscaler +32s) Error: ..."): one request, one finding, on the
+# driver when the driver says it.
+_echo(c) if {
+	c.name == "autoscaler"
+	some pod in input.pods
+	some other in k8s.containers(pod)
+	other.name != "autoscaler"
+	some h in exec.hits(pod, other, _ids)
+	_counts(pod, other, h)
 }
 
 # "{...} * 8 (STRICT_PACK)" is eight bundles.

@@ -56,3 +56,35 @@ test_quiet_while_nodes_are_being_launched if {
 	rs := {"rayStatus": {"gpusUsed": 0, "gpusTotal": 0, "pendingNodes": 2, "demands": ["{'GPU': 8.0}: 1+ pending tasks/actors"]}}
 	count(ray_unschedulable.findings) == 0 with input as {"kind": "RayJob", "phase": "Running", "pods": [_pod({}, {}, rs)]}
 }
+
+# Ray 1.x-2.0 also said it for a placement group's bundle resources, which
+# need no node type of their own.
+test_quiet_on_a_bundle_resource_without_a_node_type if {
+	p := [s.pattern | some s in ray_unschedulable.signatures; s.id == "ctx.ray-sched.pending"][0]
+	regex.match(p, "WARNING resource_demand_scheduler.py:838 -- The autoscaler could not find a node type to satisfy the request: [{'GPU': 8.0}]. Please specify a node type with the necessary resources.")
+	not regex.match(p, "WARNING resource_demand_scheduler.py:731 -- The autoscaler could not find a node type to satisfy the request: [{'bundle_group_f603e2de7cd8965a3e9e30f6357dbb7b': 0.001}].")
+}
+
+test_fires_on_vllm_waiting_for_its_placement_group if {
+	t := "Waiting for creating a placement group of specs for 150 seconds. specs=[{'GPU': 1.0, 'node:10.244.2.17': 0.001}, {'GPU': 1.0}]. Check `ray status` to see if you have enough resources."
+	fs := ray_unschedulable.findings with input as {"kind": "RayCluster", "phase": "Running", "pods": [_pod({"ctx.ray-sched.pending": _m(t, 5)}, {}, {})]}
+	some f in fs
+	f.category == "sched.insufficient-gpu"
+	f.params.request == "{'GPU': 1.0, 'node:10.244.2.17': 0.001}"
+}
+
+# The autoscaler sidecar repeats what the driver is told: one finding.
+test_quiet_on_the_autoscaler_echo_of_the_drivers_request if {
+	w := "WARNING resource_demand_scheduler.py:782 -- The autoscaler could not find a node type to satisfy the request: [{'CPU': 8.0, 'GPU': 8.0}]. Please specify a node type with the necessary resources."
+	head := {
+		"name": "rc-head", "namespace": "rl", "phase": "Running", "nodeName": "cpu-1", "conditions": [], "replicaType": "head",
+		"containers": [{
+			"name": "autoscaler", "restartCount": 0, "state": {"state": "running"}, "lastState": {},
+			"logs": [{"file": "logs/rc-head/autoscaler.log", "previous": false, "lines": 200, "matches": {"ctx.ray-sched.pending": _m(w, 9)}, "tail": []}],
+		}],
+	}
+	fs := ray_unschedulable.findings with input as {"kind": "RayJob", "phase": "Running", "pods": [head, _pod({"ctx.ray-sched.infeasible": _m(_infeasible, 4)}, {}, {})]}
+	count(fs) == 1
+	some f in fs
+	f.subject.name == "grpo-head-x"
+}
