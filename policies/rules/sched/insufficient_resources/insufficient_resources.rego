@@ -38,7 +38,7 @@ import data.traindoc.lib.sched
 # says are short (lib/capacity splits "Insufficient <resource>" with the
 # insufficient-gpu rule), in the wordings of several versions: free host
 # ports, the pod limit, attachable volumes.
-_resources(msg) := ((capacity.others_short(msg) | {"host ports" | regex.match(`(?i)didn't have free ports`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}) | {"attachable volumes" | regex.match(`exceed max volume count`, msg)}
+_resources(msg) := ((capacity.others_short(msg) | {"host ports" | regex.match(`(?i)didn't have free ports|PodFitsHostPorts`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}) | {"attachable volumes" | regex.match(`exceed max volume count`, msg)}
 
 _hits contains m if {
 	not sched.gang_hold
