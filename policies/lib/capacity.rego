@@ -17,8 +17,9 @@ _insufficient := `\bInsufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])`
 # NVIDIA (whole GPUs, MIG slices, time-sliced "gpu.shared", HAMi's gpumem
 # and gpucores), AMD, Intel, Habana Gaudi, AWS Neuron and virtual GPUs,
 # Google TPUs, Huawei Ascend (HAMi's "-memory" too), Alibaba's GPU share,
-# Volcano's vGPU, Cambricon MLUs and Hygon DCUs.
-_accelerator := `^(nvidia\.com/(gpu|mig-)|amd\.com/gpu|gpu\.intel\.com/|intel\.com/gpu|habana\.ai/gaudi|aws\.amazon\.com/neuron|k8s\.amazonaws\.com/vgpu|google\.com/tpu|huawei\.com/Ascend|aliyun\.com/gpu|volcano\.sh/(vgpu|gpu)-|cambricon\.com/mlu|hygon\.com/dcu)`
+# Volcano's vGPU, Cambricon MLUs and Hygon DCUs; and a bare "GPU" from
+# schedulers that name no device plugin.
+_accelerator := `^([Gg][Pp][Uu]s?$|nvidia\.com/(gpu|mig-)|amd\.com/gpu|gpu\.intel\.com/|intel\.com/gpu|habana\.ai/gaudi|aws\.amazon\.com/neuron|k8s\.amazonaws\.com/vgpu|google\.com/tpu|huawei\.com/Ascend|aliyun\.com/gpu|volcano\.sh/(vgpu|gpu)-|cambricon\.com/mlu|hygon\.com/dcu)`
 
 # short(msg) are the resources a message names after "Insufficient".
 short(msg) := {m[1] | some m in regex.find_all_string_submatch_n(_insufficient, msg, -1)}

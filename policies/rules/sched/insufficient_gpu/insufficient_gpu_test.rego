@@ -93,3 +93,10 @@ test_quiet_quota_words if {
 	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
 	count(fs) == 0
 }
+
+# A scheduler that names no device plugin: a bare GPU is still a GPU.
+test_fires_bare_gpu_word if {
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod("0/4 nodes are available: 4 Insufficient GPU.")], "events": []}
+	some f in fs
+	f.params.resource == "GPU"
+}
