@@ -30,6 +30,7 @@
 package traindoc.rules.pod.preempted
 
 import data.traindoc.lib.k8s
+import data.traindoc.lib.sched
 
 # DisruptionTarget reasons: PreemptionByScheduler (1.27+) and
 # PreemptionByKubeScheduler (1.26), message "default-scheduler: preempting
@@ -164,16 +165,36 @@ _kueue_preempted(c) if {
 	regex.match(`Preempted to accommodate a (higher priority )?[Ww]orkload`, object.get(c, "message", ""))
 }
 
-# Kueue's event on the job or its Workload, when no Workload was captured.
+# Kueue's event on the job or its Workload ("Preempted", "Stopped",
+# "EvictedDueToPreempted"), when no Workload was captured, or about a
+# Workload that still waits to be admitted again and whose conditions were
+# not kept.
 findings contains f if {
-	count([a | some a in k8s.list(input.admission); a.kind == "Workload"]) == 0
 	some e in k8s.list(input.events)
 	e.object.kind != "Pod"
 	regex.match(`Preempted to accommodate a (higher priority )?[Ww]orkload`, e.message)
+	_event_holds(e)
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
 		"params": {"by": "Kueue"},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
+}
+
+_workloads := [a | some a in k8s.list(input.admission); a.kind == "Workload"]
+
+_event_holds(_) if count(_workloads) == 0
+
+_event_holds(e) if {
+	e.object.kind == "Workload"
+	some a in _workloads
+	a.name == e.object.name
+	not sched.kueue_admitted(a)
+	not _kueue_condition(a)
+}
+
+_kueue_condition(a) if {
+	some c in k8s.list(a.conditions)
+	_kueue_preempted(c)
 }

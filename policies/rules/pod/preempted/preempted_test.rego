@@ -78,3 +78,19 @@ test_quiet_kueue_preempted_false if {
 	fs := preempted.findings with input as {"kind": "PyTorchJob", "name": "j", "pods": [], "events": [], "admission": [a]}
 	count(fs) == 0
 }
+
+# Kueue's event on a Workload that waits to be admitted again holds; once
+# it is admitted again the preemption is history.
+test_fires_kueue_workload_event_until_readmitted if {
+	e := {
+		"type": "Normal", "reason": "EvictedDueToPreempted", "count": 1,
+		"message": "Preempted to accommodate a workload (UID: a1, JobUID: b2) due to reclamation within the cohort; preemptor path: /c/cq-high; preemptee path: /c/cq-low",
+		"object": {"kind": "Workload", "name": "pytorchjob-llm-1a2b3"},
+		"firstTime": "2026-03-01T10:00:00Z",
+	}
+	waiting := {"kind": "Workload", "name": "pytorchjob-llm-1a2b3", "conditions": [{"type": "QuotaReserved", "status": "False", "reason": "Pending"}]}
+	fs := preempted.findings with input as {"pods": [], "events": [e], "admission": [waiting]}
+	count(fs) == 1
+	admitted := object.union(waiting, {"conditions": [{"type": "Admitted", "status": "True", "reason": "Admitted"}]})
+	count(preempted.findings) == 0 with input as {"pods": [], "events": [e], "admission": [admitted]}
+}

@@ -29,12 +29,14 @@
 #       调度器找不到有足够空闲 GPU（或其他加速器）的节点，作业的 Pod 一直处于 Pending。可能是集群已满，或者单个 Pod 申请的 GPU 多于任何一个节点拥有的数量。之后已被调度的 Pod 不计在内；如果是 Gang 调度器或队列在整体上挡住了作业，则按排队等待报告。
 package traindoc.rules.sched.insufficient_gpu
 
+import data.traindoc.lib.capacity
 import data.traindoc.lib.sched
 
-# The scheduler names the accelerator it lacks: "Insufficient
-# nvidia.com/gpu" (kube-scheduler and Volcano), MIG slices, HAMi's
-# nvidia.com/gpumem, AMD, Intel, Habana, Neuron and Ascend devices.
-_gpu_pattern := `Insufficient (nvidia\.com/gpu(?:\.?[a-z][\w-]*)?|nvidia\.com/mig-[^\s,.]+|amd\.com/gpu|habana\.ai/gaudi\w*|aws\.amazon\.com/neuron\w*|intel\.com/gpu|gpu\.intel\.com/[\w-]+|huawei\.com/Ascend\w*)`
+# The accelerators a message says are short ("Insufficient
+# nvidia.com/gpu", MIG slices, HAMi's gpumem and gpucores, AMD, Intel,
+# Gaudi, Neuron, TPU, Ascend devices: lib/capacity), and Volcano's vGPU
+# predicate, which counts cards instead ("no enough gpu cards on node").
+_resources(msg) := capacity.accelerators_short(msg) | {"GPU cards" | regex.match(`no enough gpu cards on node`, msg)}
 
 # The scheduler's current words about waiting pods that name a missing
 # accelerator. A gang or queue that holds the job explains these words
@@ -43,7 +45,7 @@ _hits contains m if {
 	not sched.gang_hold
 	some m in sched.messages
 	not sched.is_gang(m.text)
-	regex.match(_gpu_pattern, m.text)
+	count(_resources(m.text)) > 0
 }
 
 # The earliest message stands for all: the pods of one job share it.
@@ -51,7 +53,7 @@ _first := sort([[m.time, m.text] | some m in _hits])[0][1]
 
 _params := {
 	"pods": count({m.pod | some m in _hits}),
-	"resource": regex.find_all_string_submatch_n(_gpu_pattern, _first, 1)[0][1],
+	"resource": concat(", ", sort(_resources(_first))),
 	"detail": sched.short(_first),
 }
 

@@ -71,3 +71,32 @@ test_quiet_gang_hold if {
 	fs := insufficient_gpu.findings with input as {"phase": "Pending", "pods": [_pending_pod(msg)], "events": [], "admission": [pg]}
 	count(fs) == 0
 }
+
+# HAMi splits a GPU into cores and memory: both are accelerator resources.
+test_fires_hami_cores_and_memory if {
+	msg := "0/2 nodes are available: 1 Insufficient nvidia.com/gpucores, 1 Insufficient nvidia.com/gpumem, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }."
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
+	some f in fs
+	f.params.resource == "nvidia.com/gpucores, nvidia.com/gpumem"
+}
+
+# Volcano's vGPU predicate counts cards instead of naming a resource.
+test_fires_volcano_vgpu_cards if {
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod("0/1 nodes are unavailable: 1 no enough gpu cards on node .")], "events": []}
+	some f in fs
+	f.params.resource == "GPU cards"
+}
+
+# Kueue's lower-case quota words are not the scheduler's capacity words.
+test_quiet_quota_words if {
+	msg := "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in flavor default-flavor, 4 more needed"
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod(msg)], "events": []}
+	count(fs) == 0
+}
+
+# A scheduler that names no device plugin: a bare GPU is still a GPU.
+test_fires_bare_gpu_word if {
+	fs := insufficient_gpu.findings with input as {"pods": [_pending_pod("0/4 nodes are available: 4 Insufficient GPU.")], "events": []}
+	some f in fs
+	f.params.resource == "GPU"
+}

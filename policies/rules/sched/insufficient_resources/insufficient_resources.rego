@@ -31,23 +31,14 @@
 #       调度器找不到有足够空闲 CPU、内存、临时存储、hugepages、网络设备（EFA、RDMA）、主机端口或 Pod 名额的节点，作业的 Pod 一直处于 Pending。GPU 不足由单独的规则报告；之后已被调度的 Pod 不计在内，Gang 调度器或队列在整体上挡住作业时按排队等待报告。
 package traindoc.rules.sched.insufficient_resources
 
+import data.traindoc.lib.capacity
 import data.traindoc.lib.sched
 
-# "2 Insufficient cpu", "Insufficient vpc.amazonaws.com/efa.", "Insufficient
-# hugepages-1Gi": the resource name ends before the punctuation.
-_insufficient := `Insufficient ([A-Za-z0-9][A-Za-z0-9._/-]*[A-Za-z0-9])`
-
-# Accelerators are the insufficient-gpu rule's.
-_gpu := `^(nvidia\.com/gpu|nvidia\.com/mig-|amd\.com/gpu|habana\.ai/gaudi|aws\.amazon\.com/neuron|intel\.com/gpu|gpu\.intel\.com/|huawei\.com/Ascend)`
-
-# _resources(msg) are the non-GPU resources a scheduler message says are
-# short, in the wordings of several versions: free ports, the pod limit,
-# attachable volumes.
-_resources(msg) := (({r |
-	some m in regex.find_all_string_submatch_n(_insufficient, msg, -1)
-	r := m[1]
-	not regex.match(_gpu, r)
-} | {"host ports" | regex.match(`(?i)didn't have free ports`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}) | {"attachable volumes" | regex.match(`exceed max volume count`, msg)}
+# _resources(msg) are the non-accelerator resources a scheduler message
+# says are short (lib/capacity splits "Insufficient <resource>" with the
+# insufficient-gpu rule), in the wordings of several versions: free host
+# ports, the pod limit, attachable volumes.
+_resources(msg) := ((capacity.others_short(msg) | {"host ports" | regex.match(`(?i)didn't have free ports|PodFitsHostPorts`, msg)}) | {"pods" | regex.match(`Too many pods`, msg)}) | {"attachable volumes" | regex.match(`exceed max volume count`, msg)}
 
 _hits contains m if {
 	not sched.gang_hold

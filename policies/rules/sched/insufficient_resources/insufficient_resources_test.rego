@@ -57,3 +57,20 @@ test_quiet_running_pod_silent if {
 	fs := insufficient_resources.findings with input as {"pods": [pod], "events": []}
 	count(fs) == 0
 }
+
+# Accelerators of every vendor are the insufficient-gpu rule's, even when
+# the message names them next to CPU.
+test_fires_cpu_only_beside_accelerators if {
+	msg := "0/9 nodes are available: 3 Insufficient google.com/tpu, 2 Insufficient aws.amazon.com/neuroncore, 4 Insufficient cpu."
+	fs := insufficient_resources.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.resources == "cpu"
+}
+
+# kube-scheduler before 1.9 listed predicates with counts in brackets.
+test_fires_old_predicate_list if {
+	msg := "No nodes are available that match all of the predicates: Insufficient ephemeral-storage (2), PodToleratesNodeTaints (3)."
+	fs := insufficient_resources.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.resources == "ephemeral-storage"
+}

@@ -45,16 +45,31 @@ _constraints := [
 	["topology spread constraints", `didn't match pod topology spread constraints`],
 	["cordoned nodes", `node\(s\) were unschedulable|were unschedulable`],
 	["volume node affinity", `had volume node affinity conflict`],
+	["volume zone", `had no available volume zone|NoVolumeZoneConflict`],
 ]
 
 # Capacity reasons: when present, capacity is what blocks the pod (the
 # other rules say so) and placement only narrows the candidates.
-_capacity := `Insufficient |didn't have free ports|Too many pods|unbound immediate PersistentVolumeClaims|didn't find available persistent volumes|exceed max volume count`
+_capacity := `Insufficient |didn't have free ports|PodFitsHostPorts|Too many pods|unbound immediate PersistentVolumeClaims|didn't find available persistent volumes|exceed max volume count`
 
-_found(msg) := {c[0] |
+_found(msg) := {_name(c[0], msg) |
 	some c in _constraints
 	regex.match(c[1], sched.short(msg))
 }
+
+# Taints the node lifecycle controller sets for a node's condition
+# (node.kubernetes.io/not-ready, unreachable, disk-pressure,
+# memory-pressure, unschedulable, ...) say the nodes are unwell, not that
+# the job lacks a toleration: the platform's to fix.
+_name("taints", msg) := "node condition taints" if {
+	keys := [m[1] | some m in regex.find_all_string_submatch_n(`taint \{([^:}]+):`, msg, -1)]
+	count(keys) > 0
+	every k in keys {
+		startswith(k, "node.kubernetes.io/")
+	}
+} else := "taints"
+
+_name(c, _) := c if c != "taints"
 
 _placement(msg) if {
 	count(_found(msg)) > 0
@@ -83,11 +98,11 @@ findings contains f if {
 	}
 }
 
-# Cordoned nodes and volumes in the wrong zone are the platform's to fix;
-# selectors, affinity and tolerations are the job's.
+# Cordoned or unwell nodes and volumes in the wrong zone are the
+# platform's to fix; selectors, affinity and tolerations are the job's.
 _owner := "platform" if {
 	some m in _hits
 	every c in _found(m.text) {
-		c in {"cordoned nodes", "volume node affinity"}
+		c in {"cordoned nodes", "volume node affinity", "volume zone", "node condition taints"}
 	}
 } else := "user"

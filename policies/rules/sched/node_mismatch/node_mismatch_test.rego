@@ -76,3 +76,34 @@ test_quiet_pod_scheduled_since if {
 	fs := node_mismatch.findings with input as {"phase": "Running", "pods": [pod], "events": [e]}
 	count(fs) == 0
 }
+
+# Taints the node lifecycle controller sets for a node's condition are
+# the platform's; a taint that asks for a toleration is the job's.
+test_fires_node_condition_taint_is_platform if {
+	msg := "0/1 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/disk-pressure: }. preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.constraints == "node condition taints"
+	f.owner == "platform"
+	mixed := "0/2 nodes are available: 1 node(s) had untolerated taint {node.kubernetes.io/not-ready: }, 1 node(s) had untolerated taint {nvidia.com/gpu: present}."
+	fs2 := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", mixed)], "events": []}
+	some f2 in fs2
+	f2.params.constraints == "taints"
+	f2.owner == "user"
+}
+
+# kube-scheduler 1.7 named the volume zone predicate.
+test_fires_old_volume_zone_predicate if {
+	msg := "pod (w-0) failed to fit in any node\nfit failure summary on nodes : NoVolumeZoneConflict (3)"
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.constraints == "volume zone"
+	f.owner == "platform"
+}
+
+# The old host-port predicate is a capacity shortage, not placement.
+test_quiet_old_host_ports_predicate if {
+	msg := "No nodes are available that match all of the following predicates:: PodFitsHostPorts (1), PodToleratesNodeTaints (1)."
+	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
+	count(fs) == 0
+}

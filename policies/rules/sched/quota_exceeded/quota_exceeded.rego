@@ -48,6 +48,7 @@ _events := e if {
 findings contains f if {
 	some e in _events
 	e.type == "Warning"
+	not _answered
 	m := regex.find_all_string_submatch_n(`exceeded quota: ([^,\s]+), requested: ([^\s]+?),? used: [^\s]*,? limited: ([^\s]+)`, e.message, 1)
 	count(m) > 0
 	f := {
@@ -63,6 +64,7 @@ findings contains f if {
 findings contains f if {
 	some e in _events
 	e.type == "Warning"
+	not _answered
 	not regex.match(`exceeded quota: [^,\s]+, requested:`, e.message)
 	m := regex.find_all_string_submatch_n(`(exceeded|failed) quota: ([^,:\s]+)(?:: (must specify [^\s]+))?`, e.message, 1)
 	count(m) > 0
@@ -72,6 +74,18 @@ findings contains f if {
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
+}
+
+# A refusal that was answered: the job finished, or runs with every pod it
+# expects created (quota was freed and the controller's retry went
+# through).
+_answered if input.phase == "Succeeded"
+
+_answered if {
+	input.phase == "Running"
+	want := sum([g.expected | some g in k8s.list(object.get(input, "replicas", []))])
+	want > 0
+	count(k8s.list(object.get(input, "pods", []))) >= want
 }
 
 _short_reason(m) := m[3] if m[3] != ""
@@ -154,7 +168,8 @@ _never_fits(seg) if regex.match(`resource \S+ unavailable in ClusterQueue`, seg)
 # ClusterQueue", the request is above what the queue may ever lend.
 _never_fits(seg) if regex.match(`insufficient quota for \S+ (in )?flavor \S+ in ClusterQueue`, seg)
 
-# A queue that does not exist or is stopped admits nothing.
+# A queue that does not exist ("LocalQueue x doesn't exist", Kueue 0.2's
+# "ClusterQueue x not found") or is stopped admits nothing.
 findings contains f if {
 	some a in k8s.list(input.admission)
 	a.kind == "Workload"
@@ -162,7 +177,7 @@ findings contains f if {
 	some c in a.conditions
 	c.type in {"QuotaReserved", "Admitted"}
 	c.status == "False"
-	m := regex.find_all_string_submatch_n(`(ClusterQueue|LocalQueue) ([^\s]+) (doesn't exist|is inactive|is stopped|is terminating or missing|is terminating)`, object.get(c, "message", ""), 1)
+	m := regex.find_all_string_submatch_n(`(ClusterQueue|LocalQueue) ([^\s]+) (doesn't exist|not found|is inactive|is stopped|is terminating or missing|is terminating)`, object.get(c, "message", ""), 1)
 	count(m) > 0
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
@@ -372,3 +387,59 @@ _refused_by(name) if {
 	e.type == "Warning"
 	regex.match(sprintf(`(exceeded|failed) quota: %s\b`, [name]), e.message)
 }
+
+# A Kueue ClusterQueue whose namespaceSelector leaves out the job's
+# namespace never admits it.
+findings contains f if {
+	some a in k8s.list(input.admission)
+	a.kind == "Workload"
+	not sched.kueue_admitted(a)
+	some c in a.conditions
+	c.type in {"QuotaReserved", "Admitted"}
+	c.status == "False"
+	contains(object.get(c, "message", ""), "Workload namespace doesn't match ClusterQueue selector")
+	f := {
+		"subject": {"kind": "Workload", "name": a.name},
+		"params": {"quota": _queue(a), "resources": "", "detail": "the job's namespace is not among the namespaces the ClusterQueue admits"},
+		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
+		"time": object.get(c, "lastTransitionTime", ""),
+	}
+}
+
+# Volcano's admission webhook refuses a job or pod group for a queue that
+# does not exist: 'queues.scheduling.volcano.sh "research" not found'
+# (queues.scheduling.incubator.k8s.io before Volcano 0.2).
+findings contains f if {
+	some e in _events
+	e.type == "Warning"
+	m := regex.find_all_string_submatch_n(`queues\.scheduling\.(?:volcano\.sh|incubator\.k8s\.io) "([^"]+)" not found`, e.message, 1)
+	count(m) > 0
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"quota": sprintf("Volcano queue %s", [m[0][1]]), "resources": "", "detail": "the queue does not exist"},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+	}
+}
+
+# Schedulers that check a quota of their own while filtering nodes and
+# refuse every node for it: scheduler-plugins' CapacityScheduling
+# ("rejected in Prefilter because ElasticQuota q1 is more than Max") and
+# TKEStack's gpu-admission ("ExceedsGPUQuota").
+_sched_quota := `is rejected in Prefilter because ElasticQuota (\S+) is more than Max|\d+ (ExceedsGPUQuota)`
+
+findings contains f if {
+	some m in sched.messages
+	x := regex.find_all_string_submatch_n(_sched_quota, m.text, 1)
+	count(x) > 0
+	f := {
+		"subject": {"kind": "Pod", "name": m.pod},
+		"params": {"quota": _sched_quota_name(x[0]), "resources": "", "detail": sched.short(m.text)},
+		"evidence": [m.evidence],
+		"time": m.time,
+	}
+}
+
+_sched_quota_name(x) := sprintf("ElasticQuota %s", [x[1]]) if x[1] != ""
+
+else := "GPU quota (gpu-admission)"

@@ -129,3 +129,41 @@ test_fires_queue_closed_event if {
 	some f in fs
 	f.params.quota == "Queue research"
 }
+
+# A refusal the controller's retry got past: every pod exists and runs.
+test_quiet_refusal_answered if {
+	msg := `Error creating: pods "llm-worker-3" is forbidden: exceeded quota: team-a-gpu, requested: requests.nvidia.com/gpu=8, used: requests.nvidia.com/gpu=24, limited: requests.nvidia.com/gpu=24`
+	pods := [{"name": sprintf("llm-worker-%d", [i]), "phase": "Running"} | some i in numbers.range(0, 3)]
+	inp := {"kind": "PyTorchJob", "name": "llm", "phase": "Running", "replicas": [{"type": "Worker", "expected": 4}], "pods": pods, "events": [_event("PyTorchJob", "llm", msg)]}
+	count(quota_exceeded.findings) == 0 with input as inp
+
+	# One pod short: the refusal still holds.
+	count(quota_exceeded.findings) == 1 with input as object.union(inp, {"pods": array.slice(pods, 0, 3)})
+}
+
+test_fires_kueue_namespace_selector if {
+	c := {"type": "QuotaReserved", "status": "False", "reason": "Inadmissible", "message": "Workload namespace doesn't match ClusterQueue selector", "lastTransitionTime": "2026-03-01T10:00:00Z"}
+	wl := {"kind": "Workload", "name": "pytorchjob-llm-1a2b3", "queue": "team-a", "conditions": [c]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "admission": [wl], "events": []}
+	some f in fs
+	f.params.quota == "Kueue queue team-a"
+}
+
+test_fires_volcano_queue_missing if {
+	msg := `admission webhook "validatepodgroup.volcano.sh" denied the request: failed to get queue: queues.scheduling.volcano.sh "research" not found`
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [object.union(_event("PyTorchJob", "llm", msg), {"reason": "FailedCreatePodGroup"})]}
+	some f in fs
+	f.params.quota == "Volcano queue research"
+}
+
+test_fires_elastic_quota_prefilter if {
+	pod := {"name": "llm-worker-0", "namespace": "quota1", "phase": "Pending", "containers": [], "conditions": [{
+		"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+		"message": "0/10 nodes are available: 10 Pod quota1/llm-worker-0 is rejected in Prefilter because ElasticQuota quota1 is more than Max.",
+		"lastTransitionTime": "2026-03-01T10:00:00Z",
+	}]}
+	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "pods": [pod], "events": []}
+	some f in fs
+	f.params.quota == "ElasticQuota quota1"
+	f.subject.name == "llm-worker-0"
+}

@@ -31,10 +31,14 @@ package traindoc.rules.sched.volume_unbound
 import data.traindoc.lib.k8s
 import data.traindoc.lib.sched
 
-# Scheduler wordings across versions ("pod has unbound immediate
+# Scheduler wordings across versions ("pod has unbound
+# PersistentVolumeClaims" before 1.12, "pod has unbound immediate
 # PersistentVolumeClaims" up to 1.26, "persistentvolumeclaim \"x\" not
-# found" since 1.27), and the volume binder's timeouts.
-_unbound := `(?i)unbound immediate PersistentVolumeClaims|pod has unbound (immediate )?PersistentVolumeClaims|persistentvolumeclaim "[^"]+" not found|persistentvolumeclaim "[^"]+" is being deleted|didn't find available persistent volumes to bind|binding volumes: (timed out waiting for the condition|context deadline exceeded)|waiting for a volume to be created`
+# found" since 1.27), claims whose volume was deleted ("pvc(s) bound to
+# non-existent pv(s)"), storage capacity tracking that finds no node able
+# to provision the volume ("did not have enough free storage", 1.24+),
+# and the volume binder's timeouts.
+_unbound := `(?i)unbound immediate PersistentVolumeClaims|pod has unbound (immediate )?PersistentVolumeClaims|persistentvolumeclaim "[^"]+" not found|persistentvolumeclaim "[^"]+" is being deleted|didn't find available persistent volumes to bind|pvc\(s\) bound to non-existent pv\(s\)|node\(s\) did not have enough free storage|binding volumes: (timed out waiting for the condition|context deadline exceeded)|waiting for a volume to be created`
 
 _claim_in := `persistentvolumeclaim "([^"]+)"`
 

@@ -52,3 +52,21 @@ test_quiet_first_consumer_alone_silent if {
 	fs := volume_unbound.findings with input as {"now": "2026-03-01T11:00:00Z", "pods": [_pending_pod("w-0", msg)], "events": [e]}
 	count(fs) == 0
 }
+
+# A claim whose volume was deleted, in the wordings before and after 1.23.
+test_fires_claim_bound_to_missing_volume if {
+	old := "0/2 nodes are available: 2 pvc(s) bound to non-existent pv(s)"
+	new := "0/2 nodes are available: 2 node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
+	every msg in [old, new] {
+		count(volume_unbound.findings) > 0 with input as {"now": "2026-03-01T11:00:00Z", "pods": [_pending_pod("w-0", msg)], "events": []}
+	}
+}
+
+# Storage capacity tracking: no node can provision the volume.
+test_fires_no_free_storage if {
+	msg := "0/1 nodes are available: 1 node(s) did not have enough free storage."
+	fs := volume_unbound.findings with input as {"now": "2026-03-01T11:00:00Z", "pods": [_pending_pod("w-0", msg)], "events": []}
+	some f in fs
+	f.params.claims == "(unnamed)"
+	f.owner == "platform"
+}
