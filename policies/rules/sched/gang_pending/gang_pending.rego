@@ -186,8 +186,9 @@ _has_condition(a, typ) if {
 # ("insufficient unused quota ... more needed", "Pending the preemption of
 # 1 workload(s)", "Workload no longer fits after processing another
 # workload"), for workloads it preempted, or for admission checks. A
-# request above the queue's maximum capacity, or a queue that does not
-# exist or is stopped, never gets admitted: the quota rule reports those.
+# request above the queue's maximum capacity, a queue that does not exist
+# or is stopped, or one whose namespace selector leaves the job's
+# namespace out, never gets admitted: the quota rule reports those.
 _kueue_waits(_, msg) if regex.match(`insufficient unused quota|insufficient quota (for \S+ )?(in )?flavor \S+, \S+ more needed|no longer fits after processing another workload|Pending the preemption of|waiting for .*preempted|failed admission checks|admission checks? .*(pending|retry)|couldn't assign flavors to pod set \S+: (insufficient unused quota|topology)`, msg)
 
 _kueue_waits(reason, msg) if {
@@ -195,7 +196,7 @@ _kueue_waits(reason, msg) if {
 	not _never_fits(msg)
 }
 
-_never_fits(msg) if regex.match(`maximum capacity|insufficient quota for \S+ (in )?flavor \S+ in ClusterQueue|(ClusterQueue|LocalQueue) \S+ (doesn't exist|is inactive|is stopped|is terminating or missing)|resource \S+ unavailable in ClusterQueue|flavor \S+ not found`, msg)
+_never_fits(msg) if regex.match(`maximum capacity|insufficient quota for \S+ (in )?flavor \S+ in ClusterQueue|(ClusterQueue|LocalQueue) \S+ (doesn't exist|not found|is inactive|is stopped|is terminating or missing)|resource \S+ unavailable in ClusterQueue|flavor \S+ not found|namespace doesn't match ClusterQueue selector`, msg)
 
 # 5. A job Kueue keeps suspended while it waits, with no Workload
 # collected.

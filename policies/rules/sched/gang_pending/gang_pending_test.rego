@@ -143,3 +143,16 @@ test_quiet_kueue_in_clusterqueue_wording if {
 	fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "spec": {}, "events": [], "admission": [a]}
 	count(fs) == 0
 }
+
+# A queue that leaves the job's namespace out, or does not exist, never
+# admits it: not a wait in the queue, though Kueue writes reason Pending.
+test_quiet_kueue_never_admits_namespace if {
+	every msg in ["Workload namespace doesn't match ClusterQueue selector", "ClusterQueue platform-cq not found"] {
+		a := {"kind": "Workload", "name": "w", "queue": "q", "conditions": [{
+			"type": "QuotaReserved", "status": "False", "reason": "Pending",
+			"message": msg,
+		}]}
+		fs := gang_pending.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Suspended", "spec": {}, "events": [], "admission": [a]}
+		count(fs) == 0
+	}
+}
