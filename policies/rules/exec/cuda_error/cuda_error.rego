@@ -47,7 +47,7 @@ signatures contains {
 }
 
 # Texts that belong to cuda-oom, cuda-env or node.gpu-hardware.
-_not_mine := `out of memory|ALLOC_FAILED|no kernel image|busy or unavailable|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|GPU is lost|fallen off the bus`
+_not_mine := `out of memory|ALLOC_FAILED|no kernel image|busy or unavailable|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|system not yet initialized|GPU is lost|fallen off the bus`
 
 _errors(hs) := [e |
 	some t in exec.all_texts(hs)
