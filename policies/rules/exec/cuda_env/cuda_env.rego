@@ -8,7 +8,10 @@
 #   CUDA or NCCL symbol), the node's NVIDIA kernel module and user-space
 #   libraries at different versions (NVML "Driver/library version
 #   mismatch"), an NVSwitch node whose fabric manager is not running (CUDA
-#   error 802), or a device index beyond the GPUs the pod has.
+#   error 802), or a device index beyond the GPUs the pod has. An
+#   nvidia-smi output collected from the pod (exec/<pod>/) that reports the
+#   NVML mismatch explains a failed container whose log names nothing more
+#   specific.
 # custom:
 #   severity: error
 #   owner: user
@@ -39,7 +42,7 @@
 #   zh:
 #     title: CUDA 运行时、驱动或设备不匹配
 #     description: |
-#       程序无法按构建方式使用 GPU：容器中看不到 GPU、驱动版本低于镜像中的 CUDA 运行时、PyTorch 版本不包含该 GPU 架构的内核、缺少 CUDA 库或库版本与代码构建时使用的不一致（未定义的 CUDA 或 NCCL 符号）、节点上 NVIDIA 内核模块与用户态库版本不同（NVML "Driver/library version mismatch"）、NVSwitch 节点上的 fabric manager 未运行（CUDA 错误 802），或设备编号超出了 Pod 拥有的 GPU 数量。
+#       程序无法按构建方式使用 GPU：容器中看不到 GPU、驱动版本低于镜像中的 CUDA 运行时、PyTorch 版本不包含该 GPU 架构的内核、缺少 CUDA 库或库版本与代码构建时使用的不一致（未定义的 CUDA 或 NCCL 符号）、节点上 NVIDIA 内核模块与用户态库版本不同（NVML "Driver/library version mismatch"）、NVSwitch 节点上的 fabric manager 未运行（CUDA 错误 802），或设备编号超出了 Pod 拥有的 GPU 数量。从 Pod 收集的 nvidia-smi 输出（exec/<pod>/）若报告 NVML 版本不一致，则用来解释日志中没有更具体原因的失败容器。
 package traindoc.rules.exec.cuda_env
 
 import data.traindoc.lib.exec
@@ -131,3 +134,44 @@ _owner("exec.cuda-env.no-gpu") := "platform"
 _owner("exec.cuda-env.node-driver") := "platform"
 
 _owner(id) := "user" if not id in {"exec.cuda-env.driver", "exec.cuda-env.no-gpu", "exec.cuda-env.node-driver"}
+
+# nvidia-smi run in the pod when the snapshot was taken cannot talk to the
+# driver because its libraries and the node's kernel module differ: the
+# driver was changed under the running pod. It explains a container that
+# failed with nothing more specific in its log; beside a specific cause it
+# is left out, and a side nvidia-smi call in a job that carries on is no
+# cause at all.
+_nvml_mismatch := `Failed to initialize NVML: Driver/library version mismatch`
+
+findings contains f if {
+	input.phase == "Failed"
+	some pod in input.pods
+	some o in _smi_outputs(pod)
+	m := regex.find_n(_nvml_mismatch, o.text, 1)
+	count(m) == 1
+	some c in k8s.containers(pod)
+	exec.failed_container(pod, c)
+	not exec.specific_hit(pod, c)
+	f := {
+		"subject": exec.subject(pod, c),
+		"params": {"problem": _problem["exec.cuda-env.node-driver"]},
+		"evidence": [{
+			"kind": "exec",
+			"source": sprintf("pod %s %s", [pod.name, o.name]),
+			"object": k8s.pod_ref(pod),
+			"file": o.file,
+			"text": m[0],
+		}],
+		"time": "",
+		"owner": "platform",
+	}
+}
+
+# The plain `nvidia-smi` output is parsed (its failure kept as error); the
+# others are kept as text.
+_smi_outputs(pod) := array.concat(object.get(pod, ["exec", "other"], []), [o |
+	smi := object.get(pod, ["exec", "nvidiaSmi"], {})
+	err := object.get(smi, "error", "")
+	err != ""
+	o := {"name": "nvidia-smi", "file": object.get(smi, "file", ""), "text": err}
+])

@@ -79,3 +79,21 @@ test_fires_no_gpu_wordings if {
 	regex.match(p, "RuntimeError: 0 active drivers ([]). There should only be one.")
 	not regex.match(p, "wording-master-0:212:212 [0] NCCL INFO cudaDriverVersion 12040")
 }
+
+_smi_pod(matches, err) := object.union(_pod(matches), {"exec": {"nvidiaSmi": {"file": "exec/ml/w-0/nvidia-smi.txt", "gpus": [], "error": err}}})
+
+test_fires_on_nvml_mismatch_in_nvidia_smi_output if {
+	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [_smi_pod({}, "Failed to initialize NVML: Driver/library version mismatch")]}
+	count(fs) == 1
+	some f in fs
+	startswith(f.params.problem.en, "the node's NVIDIA driver is not usable")
+	f.evidence[0].file == "exec/ml/w-0/nvidia-smi.txt"
+}
+
+# The container's own log names a specific cause: the side output is no
+# explanation of its own.
+test_quiet_on_nvml_mismatch_beside_specific_cause if {
+	pod := _smi_pod({"exec.cuda-oom": _m(8, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")}, "Failed to initialize NVML: Driver/library version mismatch")
+	count(cuda_env.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+	count(cuda_env.findings) == 0 with input as {"phase": "Running", "pods": [_smi_pod({}, "Failed to initialize NVML: Driver/library version mismatch")]}
+}
