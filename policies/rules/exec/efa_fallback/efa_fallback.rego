@@ -39,7 +39,7 @@ import data.traindoc.lib.net
 # socket transport is NCCL's normal choice on a node without a fabric.
 signatures contains {
 	"id": "net.nccl-socket",
-	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d`,
+	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d|Initialized NET plugin Socket|Assigned NET plugin Socket to comm`,
 }
 
 # The transport a communicator actually uses. Printed after the fabric was
@@ -48,7 +48,7 @@ signatures contains {
 # not).
 signatures contains {
 	"id": "net.nccl-socket-chosen",
-	"pattern": `Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d`,
+	"pattern": `Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d|Assigned NET plugin Socket to comm`,
 }
 
 signatures contains {
@@ -86,7 +86,7 @@ signatures contains {
 # No InfiniBand/RoCE device was visible to NCCL.
 signatures contains {
 	"id": "net.ib-no-device",
-	"pattern": `NET/IB ?: ?No device found|Failed to open libibverbs\.so`,
+	"pattern": `NET/IB ?: ?No device found|Failed to open libibverbs\.so|Failed to initialize NET plugin IB\b`,
 }
 
 _fabric := "EFA" if net.efa_expected

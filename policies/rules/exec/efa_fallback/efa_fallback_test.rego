@@ -131,3 +131,13 @@ test_fires_signatures_plugin_load_failures if {
 	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "ip-10-1-2-3:80:80 [0] nccl_net_ofi_create_plugin:622 NCCL WARN NET/OFI EFA provider requires at least libfabric version 1.22.0.")
 	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "algo-1:17780:17851 [7] NCCL INFO NET/Socket : Using [0]eth0:10.0.227.37<0>")
 }
+
+# NCCL 2.24+ names the net plugin it initialised and the one each
+# communicator got.
+test_fires_signatures_newer_nccl_wordings if {
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Assigned NET plugin Socket to comm")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Initialized NET plugin Socket")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Initialized NET plugin Socket")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ib-no-device"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Failed to initialize NET plugin IB")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-ib"), "NCCL INFO NET/IB : Using [RO]; OOB eth0:172.19.2.2<0>")
+}
