@@ -36,8 +36,8 @@
 #       - 缺少 `libcuda.so.1`/`libcudart`/`libcudnn`：使用 NVIDIA 容器运行时和 CUDA 基础镜像，或安装匹配的 `nvidia-*-cu12` 包。
 #       - "invalid device ordinal"：每个 Pod 启动的进程数不要超过申请的 GPU 数，并按 LOCAL_RANK 选择设备。
 #       - NVML "Driver/library version mismatch" 或 "Failed to initialize NVML: Unknown Error"：节点驱动升级后或设备 cgroup 丢失后没有重启；请封锁、排空并重启该节点（平台团队处理）。
-#       - A100/H100/H200/B200（NVSwitch）节点上的 "Error 802: system not yet initialized"：nvidia-fabricmanager 服务未运行或与驱动版本不一致；启动与驱动同版本的服务，并确认 `nvidia-smi -q | grep -A2 Fabric` 显示 "Completed"。
-#       - "CUDA unknown error - this may be due to an incorrectly set up environment" 或 "ProcessGroupNCCL is only supported with GPUs, no GPUs found"：进程看不到可用的 GPU；检查 GPU 申请，并在 Pod 内运行 `nvidia-smi` 确认节点设备正常。
+#       - A100/H100/H200/B200（NVSwitch）节点上的 CUDA 错误 802（"system not yet initialized"）：nvidia-fabricmanager 服务未运行或与驱动版本不一致；启动与驱动同版本的服务，并确认 `nvidia-smi -q | grep -A2 Fabric` 显示 "Completed"。
+#       - "CUDA unknown error" 或 ProcessGroupNCCL 报 "no GPUs found"：进程看不到可用的 GPU；检查 GPU 申请，并在 Pod 内运行 `nvidia-smi` 确认节点设备正常。
 #       - "undefined symbol: cuda..."/"nccl..."：镜像中的某个库（NCCL、cuDNN、cuBLAS 包）比 PyTorch 构建时使用的版本更旧或更新；安装 PyTorch 构建所固定的版本。
 #   zh:
 #     title: CUDA 运行时、驱动或设备不匹配
