@@ -4,6 +4,9 @@
 #   The rendezvous store or master port could not be bound because something
 #   already listens on it: a second launcher in the same pod, another job on
 #   the same host with hostNetwork, or a leftover process from a restart.
+#   Accelerate checks the port itself before it launches ("another process
+#   is utilizing it"); Ray's raylet and GCS fail the same way on their
+#   gRPC ports.
 # custom:
 #   severity: error
 #   owner: user
@@ -22,18 +25,19 @@
 #   zh:
 #     title: 端口已被占用
 #     description: |
-#       rendezvous store 或 master 端口无法绑定，因为已有程序在监听：同一个 Pod 中的第二个启动器、同一主机上使用 hostNetwork 的另一个作业，或重启后残留的进程。
+#       rendezvous store 或 master 端口无法绑定，因为已有程序在监听：同一个 Pod 中的第二个启动器、同一主机上使用 hostNetwork 的另一个作业，或重启后残留的进程。Accelerate 在启动前会自行检查端口（"another process is utilizing it"）；Ray 的 raylet 与 GCS 在其 gRPC 端口上也会以同样方式失败。
 package traindoc.rules.exec.address_in_use
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
 # The bind error of the c10d store (PyTorch 1.x RuntimeError, 2.x
-# DistNetworkError with the legacy or libuv backend), of Python sockets
-# and of Go or C servers started in the container.
+# DistNetworkError with the legacy or libuv backend), of Python sockets,
+# of Ray's gRPC servers and of Go or C servers started in the container,
+# and Accelerate's own check of the port before it launches.
 signatures contains {
 	"id": "exec.address-in-use",
-	"pattern": `(?i:address already in use)|EADDRINUSE|errno: 98\b|\[Errno 98\]|server socket has failed to listen on any local network address`,
+	"pattern": `(?i:address already in use)|EADDRINUSE|errno: 98\b|\[Errno 98\]|server socket has failed to listen on any local network address|Tried to launch distributed communication on port \S+, but another process is utilizing it`,
 }
 
 findings contains f if {
@@ -54,12 +58,12 @@ findings contains f if {
 # start) is not why the container failed.
 _ended_the_process(h) if h.m.lastLine + 80 >= object.get(h.log, "lines", 0)
 
-_ended_the_process(h) if regex.match(`(?i:address already in use)|EADDRINUSE`, object.get(h.log, "exception", ""))
+_ended_the_process(h) if regex.match(`(?i:address already in use)|EADDRINUSE|another process is utilizing it`, object.get(h.log, "exception", ""))
 
 _port(texts) := ps[0] if {
 	ps := [m[1] |
 		some t in texts
-		some m in regex.find_all_string_submatch_n(`(?:\]:|0\.0\.0\.0:|port:? |port |\):|port=)(\d{2,5})\b`, t, 1)
+		some m in regex.find_all_string_submatch_n(`(?:\]:|0\.0\.0\.0:|port:? |port \x60|port is |\):|port=)(\d{2,5})\b`, t, 1)
 	]
 	count(ps) > 0
 } else := ""

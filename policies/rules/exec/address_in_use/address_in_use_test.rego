@@ -54,3 +54,17 @@ test_fires_signature if {
 	regex.match(s.pattern, "torch.distributed.DistNetworkError: The server socket has failed to listen on any local network address. useIpv6: 0, code: -98, name: EADDRINUSE, message: address already in use")
 	not regex.match(s.pattern, "NCCL INFO Bootstrap : Using eth0:10.0.0.1<0>")
 }
+
+test_fires_signature_other_launchers if {
+	some s in address_in_use.signatures
+	regex.match(s.pattern, "ConnectionError: Tried to launch distributed communication on port `29500`, but another process is utilizing it. Please specify a different port (such as using the `--main_process_port` flag or specifying a different `main_process_port` in your config file) and rerun your script. To automatically use the next open port (on a single node), you can set this to `0`.")
+	regex.match(s.pattern, "(raylet, ip=10.0.2.101) [2022-03-01 08:46:25,453 C 28711 28711] grpc_server.cc:93:  Check failed: server_ Failed to start the grpc server. The specified port is 8076. This means that Ray's core components will not be able to function correctly. If the server startup error message is `Address already in use`, it indicates the server fails to start because the port is already used by other processes.")
+	not regex.match(s.pattern, "[W socket.cpp:436] [c10d] The server socket cannot be initialized on [::]:29500 (errno: 97 - Address family not supported by protocol).")
+}
+
+test_fires_with_accelerate_port if {
+	line := "ConnectionError: Tried to launch distributed communication on port `29401`, but another process is utilizing it. Please specify a different port (such as using the `--main_process_port` flag or specifying a different `main_process_port` in your config file) and rerun your script."
+	pod := json.patch(_pod(1, {}), [{"op": "replace", "path": "/containers/0/logs/0/matches/exec.address-in-use/samples/0/text", "value": line}])
+	some f in address_in_use.findings with input as {"phase": "Failed", "pods": [pod]}
+	f.params.port == "29401"
+}

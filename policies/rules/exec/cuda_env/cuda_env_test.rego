@@ -48,12 +48,52 @@ test_fires_signatures if {
 	regex.match(testing.pattern(cuda_env.signatures, "exec.cuda-env.no-gpu"), "RuntimeError: Found no NVIDIA driver on your system. Please check that you have an NVIDIA GPU and installed a driver from http://www.nvidia.com/Download/index.aspx")
 }
 
-test_fires_nvml_mismatch_is_the_driver if {
+test_fires_nvml_mismatch_is_the_node_driver if {
 	some s in cuda_env.signatures
-	s.id == "exec.cuda-env.driver"
+	s.id == "exec.cuda-env.node-driver"
 	regex.match(s.pattern, "Failed to initialize NVML: Driver/library version mismatch")
+	regex.match(s.pattern, "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized")
+	not regex.match(s.pattern, "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 804: forward compatibility was attempted on non supported HW")
 	some t in cuda_env.signatures
 	t.id == "exec.cuda-env.library"
 	regex.match(t.pattern, "ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")
 	not regex.match(t.pattern, "ImportError: flash_attn_2_cuda.cpython-310-x86_64-linux-gnu.so: undefined symbol: _ZN3c104cuda9SetDeviceEi")
+}
+
+# A fabric manager that is not running is the node's, whatever the program
+# printed after it.
+test_fires_fabric_manager_over_no_gpu if {
+	pod := _pod({
+		"exec.cuda-env.node-driver": _m(5, "RuntimeError: Unexpected error from cudaGetDeviceCount(). Did you run some cuda functions before calling NumCudaDevices() that might have already set an error? Error 802: system not yet initialized"),
+		"exec.cuda-env.no-gpu": _m(9, "RuntimeError: ProcessGroupNCCL is only supported with GPUs, no GPUs found!"),
+	})
+	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	startswith(f.params.problem.en, "the node's NVIDIA driver is not usable")
+	f.owner == "platform"
+}
+
+test_fires_no_gpu_wordings if {
+	p := testing.pattern(cuda_env.signatures, "exec.cuda-env.no-gpu")
+	regex.match(p, "RuntimeError: CUDA unknown error - this may be due to an incorrectly set up environment, e.g. changing env variable CUDA_VISIBLE_DEVICES after program start. Setting the available devices to be zero.")
+	regex.match(p, "RuntimeError: 0 active drivers ([]). There should only be one.")
+	not regex.match(p, "wording-master-0:212:212 [0] NCCL INFO cudaDriverVersion 12040")
+}
+
+_smi_pod(matches, err) := object.union(_pod(matches), {"exec": {"nvidiaSmi": {"file": "exec/ml/w-0/nvidia-smi.txt", "gpus": [], "error": err}}})
+
+test_fires_on_nvml_mismatch_in_nvidia_smi_output if {
+	fs := cuda_env.findings with input as {"phase": "Failed", "pods": [_smi_pod({}, "Failed to initialize NVML: Driver/library version mismatch")]}
+	count(fs) == 1
+	some f in fs
+	startswith(f.params.problem.en, "the node's NVIDIA driver is not usable")
+	f.evidence[0].file == "exec/ml/w-0/nvidia-smi.txt"
+}
+
+# The container's own log names a specific cause: the side output is no
+# explanation of its own.
+test_quiet_on_nvml_mismatch_beside_specific_cause if {
+	pod := _smi_pod({"exec.cuda-oom": _m(8, "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")}, "Failed to initialize NVML: Driver/library version mismatch")
+	count(cuda_env.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+	count(cuda_env.findings) == 0 with input as {"phase": "Running", "pods": [_smi_pod({}, "Failed to initialize NVML: Driver/library version mismatch")]}
 }

@@ -3,8 +3,10 @@
 # description: |
 #   A CUDA kernel or library call failed because of the program: a
 #   device-side assertion (typically an index or label out of range), an
-#   illegal or misaligned memory access, a cuBLAS/cuDNN execution failure,
-#   or CUDA used from a forked process. Out-of-memory, driver and
+#   illegal or misaligned memory access, an unspecified launch failure, a
+#   cuBLAS/cuDNN execution failure, or CUDA used from a forked process, in
+#   the words of PyTorch (any version, THC included), Triton, XLA/JAX or
+#   TensorFlow. Out-of-memory, driver and
 #   architecture mismatches, and "unknown error"/ECC (hardware) are
 #   reported under their own categories.
 # custom:
@@ -27,7 +29,7 @@
 #   zh:
 #     title: 程序中的 CUDA 错误
 #     description: |
-#       CUDA 内核或库调用因程序本身而失败：设备端断言（通常是索引或标签越界）、非法或未对齐的内存访问、cuBLAS/cuDNN 执行失败，或在 fork 出的进程中使用 CUDA。显存不足、驱动与架构不匹配，以及 "unknown error"/ECC（硬件）归入各自的类别。
+#       CUDA 内核或库调用因程序本身而失败：设备端断言（通常是索引或标签越界）、非法或未对齐的内存访问、未指明的内核启动失败、cuBLAS/cuDNN 执行失败，或在 fork 出的进程中使用 CUDA；涵盖 PyTorch（包括旧版 THC）、Triton、XLA/JAX 与 TensorFlow 的各种措辞。显存不足、驱动与架构不匹配，以及 "unknown error"/ECC（硬件）归入各自的类别。
 package traindoc.rules.exec.cuda_error
 
 import data.traindoc.lib.exec
@@ -41,11 +43,11 @@ signatures contains {
 # Any "CUDA error: <text>"; the rule drops the texts other categories own.
 signatures contains {
 	"id": "exec.cuda-error.runtime",
-	"pattern": `CUDA error: [A-Za-z]|cuda runtime error \(\d+\) ?: [a-z]|cudaError(?:IllegalAddress|MisalignedAddress|LaunchFailure|IllegalInstruction|Assert)\b|CUDA_ERROR_(?:ILLEGAL_ADDRESS|MISALIGNED_ADDRESS|LAUNCH_FAILED|ILLEGAL_INSTRUCTION|ASSERT)\b|an illegal memory access was encountered|CUBLAS_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|NOT_SUPPORTED|INVALID_VALUE|NOT_INITIALIZED|ARCH_MISMATCH|MAPPING_ERROR)|CUDNN_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|MAPPING_ERROR|BAD_PARAM|NOT_SUPPORTED|ARCH_MISMATCH)|Cannot re-initialize CUDA in forked subprocess|OutOfResources: out of resource`,
+	"pattern": `CUDA (?:driver )?error: [A-Za-z]|cuda runtime error \(\d+\) ?: [a-z]|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ : [a-z]|Triton Error \[CUDA\]: [a-z]|cudaError(?:IllegalAddress|MisalignedAddress|LaunchFailure|IllegalInstruction|Assert)\b|CUDA_ERROR_(?:ILLEGAL_ADDRESS|MISALIGNED_ADDRESS|LAUNCH_FAILED|ILLEGAL_INSTRUCTION|ASSERT)\b|an illegal memory access was encountered|CUBLAS_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|NOT_SUPPORTED|INVALID_VALUE|NOT_INITIALIZED|ARCH_MISMATCH|MAPPING_ERROR)|CUDNN_STATUS_(?:EXECUTION_FAILED|INTERNAL_ERROR|MAPPING_ERROR|BAD_PARAM|NOT_SUPPORTED|ARCH_MISMATCH)|Cannot re-initialize CUDA in forked subprocess|OutOfResources: out of resource`,
 }
 
 # Texts that belong to cuda-oom, cuda-env or node.gpu-hardware.
-_not_mine := `out of memory|ALLOC_FAILED|no kernel image|busy or unavailable|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|GPU is lost|fallen off the bus`
+_not_mine := `out of memory|ALLOC_FAILED|no kernel image|busy or unavailable|invalid device ordinal|invalid device function|driver version is insufficient|unknown error|ECC error|uncorrectable|NVLink|no CUDA-capable device|forward compatibility|system not yet initialized|GPU is lost|fallen off the bus`
 
 _errors(hs) := [e |
 	some t in exec.all_texts(hs)
@@ -59,7 +61,7 @@ _normalise(t) := "device-side assert triggered" if {
 	m := regex.find_all_string_submatch_n(`(CUBLAS_STATUS_\w+|CUDNN_STATUS_\w+)`, t, 1)
 	count(m) > 0
 } else := trim_space(m[0][1]) if {
-	m := regex.find_all_string_submatch_n(`(?:CUDA error|cuda runtime error \(\d+\) ?): ([^.\n(]+?)(?: at /|$|\.|\()`, t, 1)
+	m := regex.find_all_string_submatch_n(`(?:CUDA (?:driver )?error|cuda runtime error \(\d+\) ?|THCudaCheck FAIL file=\S+ line=\d+ error=\d+ ?|Triton Error \[CUDA\]): ([^.\n(]+?)(?: at /|$|\.|\()`, t, 1)
 	count(m) > 0
 } else := "an illegal memory access was encountered" if {
 	regex.match(`illegal memory access|IllegalAddress|ILLEGAL_ADDRESS`, t)

@@ -56,3 +56,20 @@ test_fires_old_runtime_error_wording if {
 	some f in cuda_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	f.params.error == "misaligned address"
 }
+
+# PyTorch 1.x's THC allocator and Triton's launcher name the fault their own
+# way; the message keeps only the fault.
+test_fires_on_thc_and_triton_wordings if {
+	thc := _pod({"exec.cuda-error.runtime": _m("THCudaCheck FAIL file=/pytorch/aten/src/THC/THCCachingHostAllocator.cpp line=271 error=4 : unspecified launch failure")})
+	some f in cuda_error.findings with input as {"phase": "Failed", "pods": [thc]}
+	f.params.error == "unspecified launch failure"
+	triton := _pod({"exec.cuda-error.runtime": _m("RuntimeError: Triton Error [CUDA]: misaligned address")})
+	some g in cuda_error.findings with input as {"phase": "Failed", "pods": [triton]}
+	g.params.error == "misaligned address"
+}
+
+# A THC out-of-memory is cuda-oom's.
+test_quiet_on_thc_oom if {
+	pod := _pod({"exec.cuda-error.runtime": _m("THCudaCheck FAIL file=/pytorch/aten/src/THC/generic/THCStorage.cu line=58 error=2 : out of memory")})
+	count(cuda_error.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}

@@ -5,7 +5,8 @@
 #   but NCCL used its socket transport: the logs show "NET/Socket" or "Using
 #   network Socket", or the network plugin failed to load or initialise,
 #   and no rank ever logged "NET/OFI Selected provider is efa" (or "Using
-#   network IB"). Collectives then run over TCP at a fraction of the
+#   network IB"), or one did while another process of the same pod chose
+#   "Using network Socket". Collectives then run over TCP at a fraction of the
 #   bandwidth, which shows up as slow steps or collective timeouts.
 # custom:
 #   severity: error
@@ -27,7 +28,7 @@
 #   zh:
 #     title: NCCL 回退到了 TCP socket
 #     description: |
-#       Pod 申请了 EFA（或 RDMA）设备，或运行在带有这些设备的节点上，但 NCCL 使用了 socket 传输：日志中出现 "NET/Socket" 或 "Using network Socket"，或网络插件加载、初始化失败，且没有任何 rank 输出 "NET/OFI Selected provider is efa"（或 "Using network IB"）。集合通信因此走 TCP，带宽只有一小部分，表现为 step 变慢或集合通信超时。
+#       Pod 申请了 EFA（或 RDMA）设备，或运行在带有这些设备的节点上，但 NCCL 使用了 socket 传输：日志中出现 "NET/Socket" 或 "Using network Socket"，或网络插件加载、初始化失败，且没有任何 rank 输出 "NET/OFI Selected provider is efa"（或 "Using network IB"），或者虽有 rank 输出了它，同一 Pod 中的另一个进程却选择了 "Using network Socket"。集合通信因此走 TCP，带宽只有一小部分，表现为 step 变慢或集合通信超时。
 package traindoc.rules.exec.efa_fallback
 
 import data.traindoc.lib.exec
@@ -38,7 +39,16 @@ import data.traindoc.lib.net
 # socket transport is NCCL's normal choice on a node without a fabric.
 signatures contains {
 	"id": "net.nccl-socket",
-	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d`,
+	"pattern": `NET/Socket ?: ?Using|Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d|Initialized NET plugin Socket|Assigned NET plugin Socket to comm`,
+}
+
+# The transport a communicator actually uses. Printed after the fabric was
+# selected, it says that selection did not hold for every process (the
+# plugin gave up after picking EFA, or one rank fell back while others did
+# not).
+signatures contains {
+	"id": "net.nccl-socket-chosen",
+	"pattern": `Using network Socket|Using internal [Nn]etwork Socket|via NET/Socket/\d|Assigned NET plugin Socket to comm`,
 }
 
 signatures contains {
@@ -55,7 +65,7 @@ signatures contains {
 # without EFA, a cause where EFA is expected.
 signatures contains {
 	"id": "net.plugin-missing",
-	"pattern": `NET/Plugin ?: ?(?:Could not find:? ?libnccl-net|dlerror=libnccl-net|Plugin load \(?libnccl-net[^)]*\)? returned|No plugin found|Failed to open libnccl-net)|Unable to load libnccl-net`,
+	"pattern": `NET/Plugin ?: ?(?:Could not find:? ?libnccl-net|dlerror=|Plugin load \(?libnccl-net[^)]*\)? returned|No plugin found|Failed to open libnccl-net)|Unable to load libnccl-net|NET/Plugin: Plugin load returned \d+ : libnccl-net`,
 }
 
 # aws-ofi-nccl or libfabric could not bring EFA up, or picked another
@@ -63,7 +73,7 @@ signatures contains {
 # it and these lines are noise; hence context ids.
 signatures contains {
 	"id": "net.ofi-init-failed",
-	"pattern": `NET/OFI (?:aws-ofi-nccl initialization failed|Initializing plugin failed|Unable to find a protocol that worked|Couldn't find any optimal provider|No eligible providers were found|Failed to initialize \w+ protocol|OFI fi_getinfo\(\) call failed|Only EFA provider is supported|Couldn't open a fabric (?:access domain|provider)|Creating new endpoint for domain \S+ failed|Unable to find a usable)|OFI plugin initNet\(\) failed|fi_getinfo: provider efa output empty list|NET/OFI Selected [Pp]rovider is (?:tcp|sockets|udp|shm)\b`,
+	"pattern": `NET/OFI (?:aws-ofi-nccl initialization failed|Initializing plugin failed|Unable to find a protocol that worked|Couldn't find any optimal provider|No eligible providers were found|Failed to initialize \w+ protocol|OFI fi_getinfo\(\) call failed|Only EFA provider is supported|Couldn't open a fabric (?:access domain|provider)|Creating new endpoint for domain \S+ failed|Unable to find a usable|EFA provider requires at least [Ll]ibfabric)|OFI plugin initNet\(\) failed|fi_getinfo: provider efa output empty list|NET/OFI Selected [Pp]rovider is (?:tcp|sockets|udp|shm)\b`,
 }
 
 # NCCL was told to use a plugin (NCCL_NET) that failed: it stops instead
@@ -76,7 +86,7 @@ signatures contains {
 # No InfiniBand/RoCE device was visible to NCCL.
 signatures contains {
 	"id": "net.ib-no-device",
-	"pattern": `NET/IB ?: ?No device found|Failed to open libibverbs\.so`,
+	"pattern": `NET/IB ?: ?No device found|Failed to open libibverbs\.so|Failed to initialize NET plugin IB\b`,
 }
 
 _fabric := "EFA" if net.efa_expected
@@ -144,16 +154,20 @@ _subjects(pod, c, best) := {s |
 
 else := {exec.hit_subject(pod, c, best)}
 
-# The fabric was selected by this container's NCCL: then a socket line or
-# a failed provider probe is a side channel, not the data path.
+# The fabric was selected by this container's NCCL and no communicator of
+# it chose sockets: then a socket line or a failed provider probe is a side
+# channel, not the data path. One process that selected EFA does not clear
+# its neighbours that fell back (ranks of one pod each load the plugin).
 _fabric_used(c) if {
 	_fabric == "EFA"
 	net.matched(c, "net.ofi-efa")
+	not net.matched(c, "net.nccl-socket-chosen")
 }
 
 _fabric_used(c) if {
 	_fabric != "EFA"
 	net.matched(c, "net.nccl-ib")
+	not net.matched(c, "net.nccl-socket-chosen")
 }
 
 # Every match counts here, even in a healthy-looking running container:

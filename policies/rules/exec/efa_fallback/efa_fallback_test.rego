@@ -109,3 +109,35 @@ test_fires_signatures if {
 	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "NCCL INFO Bootstrap : Using eth0:10.0.3.7<0>")
 	not regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "NCCL INFO NET/OFI Selected provider is efa, fabric is efa-direct (found 32 nics)")
 }
+
+# One rank of the pod selected EFA, another fell back to sockets: the job's
+# collectives run at the slower rank's speed.
+test_fires_when_one_rank_fell_back_after_another_selected_efa if {
+	ofi := _m("ip-10-36-29-253:79:2547 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)")
+	chosen := _m("ip-10-36-29-253:86:2554 [0] NCCL INFO Using network Socket")
+	inp := {"phase": "Failed", "replicas": _efa_replicas, "nodes": [], "pods": [_pod("w-0", {"net.ofi-efa": ofi, "net.ofi-init-failed": _m(_ofi_failed), "net.nccl-socket-chosen": chosen, "net.nccl-socket": chosen}), _pod("w-1", {"net.ofi-efa": ofi})]}
+	fs := efa_fallback.findings with input as inp
+	count(fs) == 1
+	some f in fs
+	f.subject.name == "w-0"
+	f.params.detail.en == "aws-ofi-nccl could not initialise EFA"
+}
+
+test_fires_signatures_plugin_load_failures if {
+	p := testing.pattern(efa_fallback.signatures, "net.plugin-missing")
+	regex.match(p, "[0] NCCL INFO NET/Plugin : dlerror=/opt/amazon/efa/lib/libfabric.so.1: version `FABRIC_1.7' not found (required by /opt/conda/lib/libnccl-net.so) No plugin found (libnccl-net.so), using internal implementation")
+	regex.match(p, "fsdp-worker-1:73:73 [0] NCCL INFO NET/Plugin: Plugin load returned 2 : libnccl-net.so: cannot open shared object file: No such file or directory : when loading libnccl-net.so")
+	not regex.match(p, "ip-10-36-29-253:79:79 [0] NCCL INFO NET/Plugin: Failed to find ncclCollNetPlugin_v8 symbol.")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ofi-init-failed"), "ip-10-1-2-3:80:80 [0] nccl_net_ofi_create_plugin:622 NCCL WARN NET/OFI EFA provider requires at least libfabric version 1.22.0.")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "algo-1:17780:17851 [7] NCCL INFO NET/Socket : Using [0]eth0:10.0.227.37<0>")
+}
+
+# NCCL 2.24+ names the net plugin it initialised and the one each
+# communicator got.
+test_fires_signatures_newer_nccl_wordings if {
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Assigned NET plugin Socket to comm")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Initialized NET plugin Socket")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-socket-chosen"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Initialized NET plugin Socket")
+	regex.match(testing.pattern(efa_fallback.signatures, "net.ib-no-device"), "nccl-benchmark-csgjr:1:1 [0] NCCL INFO Failed to initialize NET plugin IB")
+	not regex.match(testing.pattern(efa_fallback.signatures, "net.nccl-ib"), "NCCL INFO NET/IB : Using [RO]; OOB eth0:172.19.2.2<0>")
+}

@@ -5,8 +5,12 @@
 #   that does not exist in the container (FileNotFoundError, "No such file or
 #   directory", Hugging Face "does not appear to have a file named" or "Can't
 #   load ... is not a local folder", a repository or dataset file that is
-#   not found, or another exception wrapping it: "ValueError: File ... not
-#   found", "Can't find file ..."). A missing file the program handles (an
+#   not found, a model directory without weights ("Error no file named
+#   pytorch_model.bin, model.safetensors ..."), a local path taken for a
+#   Hub repo id because it does not exist ("Incorrect path_or_model_id",
+#   "HFValidationError: Repo id must ... '/models/x'"), or another
+#   exception wrapping it: "ValueError: File ... not found", "Can't find
+#   file ..."). A missing file the program handles (an
 #   optional cache it then recreates) is not reported.
 # custom:
 #   severity: error
@@ -28,7 +32,7 @@
 #   zh:
 #     title: 文件或路径不存在
 #     description: |
-#       程序打开的数据、模型、分词器、脚本或检查点路径在容器中不存在（FileNotFoundError、"No such file or directory"、Hugging Face "does not appear to have a file named" 或 "Can't load ... is not a local folder"、找不到仓库或数据集文件，或者由其他异常包装："ValueError: File ... not found"、"Can't find file ..."）。程序自行处理的缺失文件（之后会重新创建的可选缓存）不会报告。
+#       程序打开的数据、模型、分词器、脚本或检查点路径在容器中不存在（FileNotFoundError、"No such file or directory"、Hugging Face "does not appear to have a file named" 或 "Can't load ... is not a local folder"、找不到仓库或数据集文件、模型目录中没有权重文件（"Error no file named pytorch_model.bin, model.safetensors ..."）、本地路径不存在而被当作 Hub 仓库 id（"Incorrect path_or_model_id"、"HFValidationError: Repo id must ... '/models/x'"），或者由其他异常包装："ValueError: File ... not found"、"Can't find file ..."）。程序自行处理的缺失文件（之后会重新创建的可选缓存）不会报告。
 package traindoc.rules.exec.file_not_found
 
 import data.traindoc.lib.exec
@@ -43,7 +47,7 @@ signatures contains {
 # Hugging Face hub and datasets.
 signatures contains {
 	"id": "exec.file-not-found.hf",
-	"pattern": `does not appear to have a file named|Can't load \w[\w ]* for '[^']+'|is not a local folder and is not a valid model identifier|RepositoryNotFoundError|EntryNotFoundError|Couldn't find a dataset script|Couldn't find any data file at|couldn't find it in the cached files|Unable to find '[^']+'(?: with any supported extension)?|DatasetNotFoundError`,
+	"pattern": `does not appear to have a file named|Can't load \w[\w ]* for '[^']+'|is not a local folder and is not a valid model identifier|RepositoryNotFoundError|EntryNotFoundError|Couldn't find a dataset script|Couldn't find any data file at|couldn't find it in the cached files|Unable to find '[^']+'(?: with any supported extension)?|DatasetNotFoundError|OSError: Error no file named [^\n]* found in directory|Incorrect path_or_model_id: '|HFValidationError: Repo id must [^\n]*: '(?:/|\.{1,2}/|~/)`,
 }
 
 # Another exception that says a file, path or checkpoint is missing
@@ -51,7 +55,7 @@ signatures contains {
 # ...", "RuntimeError: checkpoint directory ... does not exist").
 signatures contains {
 	"id": "exec.file-not-found.wrapped",
-	"pattern": `(?:Error|Exception): [^\n]*?\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Dd]ir|[Cc]heckpoint|[Dd]ataset|[Tt]okenizer|[Ww]eights?)\b[^\n]*?(?:not found|does not exist|doesn't exist|could not be found|cannot be found|was not found)|(?:Error|Exception): (?:Can't|Cannot|Could not|Couldn't|Unable to) (?:find|locate|open) (?:the |any )?(?:file|path|directory|checkpoint|dataset)`,
+	"pattern": `(?:Error|Exception): [^\n]*?\b(?:[Ff]ile|[Pp]ath|[Dd]irectory|[Dd]ir|[Cc]heckpoint|[Dd]ataset|[Tt]okenizer|[Ww]eights?|[Ff]older)\b[^\n]*?(?:not found|does not exist|doesn't exist|could not be found|cannot be found|was not found)|(?:Error|Exception): (?:Can't|Cannot|Could not|Couldn't|Unable to) (?:find|locate|open) (?:the |any )?(?:file|path|directory|checkpoint|dataset)`,
 }
 
 # Plain "No such file or directory" from shells and tools: only counts at the
@@ -75,6 +79,12 @@ _path(t) := m[0][1] if {
 	count(m) > 0
 } else := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`(?:Can't load \w[\w ]* for|dataset script at|any data file at|is not the path to a directory containing a file named|Unable to find) '?([^'\s]+?)'?(?:\.\s|\.?$|\s)`, t, 1)
+	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`(?:Incorrect path_or_model_id|HFValidationError: Repo id must [^\n]*): '((?:/|\.{1,2}/|~/)?[^']*)'`, t, 1)
+	count(m) > 0
+} else := m[0][1] if {
+	m := regex.find_all_string_submatch_n(`Error no file named [^\n]*? found in directory (\S+?)\.?$`, t, 1)
 	count(m) > 0
 } else := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`File b?'([^']+)' does not exist`, t, 1)

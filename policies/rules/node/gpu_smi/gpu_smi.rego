@@ -7,9 +7,12 @@
 #   failure, a remap or page retirement pending a reset, uncorrectable ECC
 #   errors since the driver loaded, a reset or drain the driver asks for, a
 #   failed NVSwitch fabric, NVLink links that are down while others are up,
-#   or a hardware thermal or power-brake slowdown that throttles the clocks.
-#   Healthy values ("Pending : No", "Not Active", retired-page counts of
-#   0, a software power cap at full load) say nothing.
+#   a hardware thermal or power-brake slowdown that throttles the clocks,
+#   a table row that reads ERR! in every sensor cell or in the ECC column,
+#   or "No devices were found" in a pod that was given GPUs. Healthy values
+#   ("Pending : No", "Not Active", retired-page counts of 0, a software
+#   power cap at full load) and a lone ERR! in the power or fan cell (a
+#   transient sensor read) say nothing.
 # custom:
 #   category: node.gpu-hardware
 #   severity: warning
@@ -31,7 +34,7 @@
 #   zh:
 #     title: nvidia-smi 显示 GPU 故障或性能降级
 #     description: |
-#       从 Pod 收集的 nvidia-smi 输出（`nvidia-smi -q`、`-q -d ECC,ROW_REMAPPER,PERFORMANCE`、`nvidia-smi nvlink -s`，保存在 exec/<pod>/ 下）显示某块 GPU 故障或性能降级：行重映射失败、重映射或页退役等待重置、驱动加载后出现不可纠正的 ECC 错误、驱动要求重置或排空、NVSwitch Fabric 失败、部分 NVLink 链路断开而其他链路正常，或硬件过热与电源制动导致降频。健康的取值（"Pending : No"、"Not Active"、退役页数为 0、满载时的软件功率上限）不会产生结论。
+#       从 Pod 收集的 nvidia-smi 输出（`nvidia-smi -q`、`-q -d ECC,ROW_REMAPPER,PERFORMANCE`、`nvidia-smi nvlink -s`，保存在 exec/<pod>/ 下）显示某块 GPU 故障或性能降级：行重映射失败、重映射或页退役等待重置、驱动加载后出现不可纠正的 ECC 错误、驱动要求重置或排空、NVSwitch Fabric 失败、部分 NVLink 链路断开而其他链路正常、硬件过热与电源制动导致降频、表格中某块 GPU 的各传感器栏或 ECC 栏显示 ERR!，或者已分配 GPU 的 Pod 中出现 "No devices were found"。健康的取值（"Pending : No"、"Not Active"、退役页数为 0、满载时的软件功率上限）以及仅功率或风扇栏出现的 ERR!（传感器读数的暂时失败）不会产生结论。
 package traindoc.rules.node.gpu_smi
 
 import data.traindoc.lib.gpu
@@ -48,6 +51,11 @@ _replace := {"en": "drain the node and replace the GPU", "zh": "排空节点并�
 _cooling := {
 	"en": "check the node's cooling, fans and power supply; the GPU runs at reduced clocks until it is fixed",
 	"zh": "检查节点的散热、风扇和电源；修复之前 GPU 会一直以降低的频率运行",
+}
+
+_lost := {
+	"en": "drain the node, look for Xid 79, 48 or 74 in its kernel log, then reset or replace the GPU",
+	"zh": "排空节点，在其内核日志中查找 Xid 79、48 或 74，然后重置或更换该 GPU",
 }
 
 _links := {
@@ -111,6 +119,15 @@ _checks := [
 		"re": `SW Thermal Slowdown\s*:\s*Active`,
 		"fault": {"en": "a thermal slowdown (clocks lowered to keep the GPU under its temperature limit)", "zh": "过热降频（为使 GPU 保持在温度上限以下而降低频率）"},
 		"action": _cooling, "severity": "warning",
+	},
+	# The table row of a GPU the driver can no longer read: fan,
+	# temperature and performance state all "ERR!", or "ERR!" in the
+	# Volatile Uncorr. ECC column. An "ERR!" in the power or fan cell
+	# alone is a transient sensor read and says nothing.
+	{
+		"re": `\|\s*ERR!\s+ERR!\s+ERR!|(?:On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s+(?:On|Off|N/A)\s*\|\s*ERR!\s*\|`,
+		"fault": {"en": "its row reads ERR! (the driver can no longer read the GPU's sensors or ECC state)", "zh": "其所在行显示 ERR!（驱动已无法读取该 GPU 的传感器或 ECC 状态）"},
+		"action": _lost, "severity": "critical",
 	},
 	{
 		"re": `Link is down|Link \d+: [^\n]*\b[Dd]own\b`,
@@ -208,7 +225,41 @@ _issues_fabric(pod) := [i |
 	i := object.union(i0, {"params": {"fabricState": trim_space(m[1]), "fabricStatus": status}})
 ]
 
-_all_issues(pod) := array.concat(array.concat(_issues(pod), _issues_nvlink(pod)), array.concat(_issues_all_inactive(pod), _issues_fabric(pod)))
+# "No devices were found" from nvidia-smi in a pod that was given GPUs:
+# the device nodes are there but the driver cannot bring a GPU up (fallen
+# off the bus, failed initialisation). A pod without GPUs sees the same
+# words legitimately. The plain `nvidia-smi` output is parsed, so its
+# failure line is read from the parsed result.
+_no_devices := `^\s*No devices were found\s*$`
+
+_issues_no_devices(pod) := [i |
+	_pod_gpus(pod) > 0
+	some o in _smi_outputs(pod)
+	line := _match_line({"text": o.text}, `(?m)^\s*No devices were found\s*$`)
+	fault := {
+		"en": sprintf("no GPU visible to the driver although the pod was given %d", [_pod_gpus(pod)]),
+		"zh": sprintf("Pod 分配了 %d 块 GPU，但驱动一块也看不到", [_pod_gpus(pod)]),
+	}
+	i := _issue(o, {"gpu": ""}, fault, _lost, "error", line)
+]
+
+# Outputs to read for nvidia-smi's own failure line: the unparsed ones
+# and the failure the parser kept of the plain `nvidia-smi` output.
+_smi_outputs(pod) := array.concat(object.get(pod, ["exec", "other"], []), [o |
+	smi := object.get(pod, ["exec", "nvidiaSmi"], {})
+	regex.match(_no_devices, object.get(smi, "error", ""))
+	o := {"name": "nvidia-smi", "file": object.get(smi, "file", ""), "text": smi.error}
+])
+
+_pod_gpus(pod) := sum([n |
+	some c in object.get(pod, "containers", [])
+	n := to_number(object.get(c, ["limits", "nvidia.com/gpu"], object.get(c, ["requests", "nvidia.com/gpu"], "0")))
+])
+
+_all_issues(pod) := array.concat(
+	array.concat(array.concat(_issues(pod), _issues_nvlink(pod)), array.concat(_issues_all_inactive(pod), _issues_fabric(pod))),
+	_issues_no_devices(pod),
+)
 
 findings contains f if {
 	input.phase != "Succeeded"

@@ -163,3 +163,50 @@ test_checks_are_bilingual if {
 		regex.match(`\p{Han}`, ck.action.zh)
 	}
 }
+
+_table_row(row1, row2) := concat("\n", [
+	"+-----------------------------------------------------------------------------+",
+	"| NVIDIA-SMI 470.82.01    Driver Version: 470.82.01    CUDA Version: 11.4     |",
+	"|-------------------------------+----------------------+----------------------+",
+	"| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
+	"| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
+	"|===============================+======================+======================|",
+	row1,
+	row2,
+	"+-------------------------------+----------------------+----------------------+",
+])
+
+test_fires_on_err_row if {
+	text := _table_row(
+		"|   3  NVIDIA A100-SXM...  On   | 00000000:2B:00.0 Off |                 ERR! |",
+		"|ERR!  ERR! ERR!     ERR! / ERR!|      0MiB / 81251MiB |    ERR!      Default |",
+	)
+	fs := gpu_smi.findings with input as {"phase": "Failed", "pods": [_pod("nvidia-smi-table", text)]}
+	some f in fs
+	f.severity == "critical"
+	startswith(f.params.fault.en, "its row reads ERR!")
+}
+
+# A power reading that failed once: transient, no action.
+test_quiet_on_power_err if {
+	text := _table_row(
+		"|   1  Tesla V100-PCIE...  On   | 00008ED0:00:00.0 Off |                    0 |",
+		"| N/A   29C    P0   ERR! / 250W |    593MiB / 16160MiB |      0%      Default |",
+	)
+	count(gpu_smi.findings) == 0 with input as {"phase": "Failed", "pods": [_pod("nvidia-smi-table", text)]}
+}
+
+_gpu_pod(n, exec) := object.union(_pod("x", ""), {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": n}}], "exec": exec})
+
+test_fires_on_no_devices_with_gpus if {
+	pod := _gpu_pod("8", {"nvidiaSmi": {"file": "exec/w-2/nvidia-smi.txt", "gpus": [], "error": "No devices were found"}})
+	fs := gpu_smi.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.fault.en == "no GPU visible to the driver although the pod was given 8"
+	f.evidence[0].file == "exec/w-2/nvidia-smi.txt"
+}
+
+test_quiet_on_no_devices_without_gpus if {
+	pod := _gpu_pod("0", {"other": [{"name": "nvidia-smi-q", "file": "exec/w-2/nvidia-smi-q.txt", "text": "No devices were found\n"}]})
+	count(gpu_smi.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
