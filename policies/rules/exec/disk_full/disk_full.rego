@@ -42,7 +42,15 @@ signatures contains {
 	"pattern": `PytorchStreamWriter failed writing file .*file write failed|unexpected pos \d+ vs \d+`,
 }
 
-_ids := {"exec.enospc", "exec.disk-full.torch-save"}
+# Libraries that check free space themselves and refuse before writing:
+# Hugging Face datasets before preparing a dataset, Ray when spilling
+# objects onto a disk over its capacity threshold.
+signatures contains {
+	"id": "exec.disk-full.reported",
+	"pattern": `Not enough disk space\. Needed: |OutOfDiskError|Local disk is full`,
+}
+
+_ids := {"exec.enospc", "exec.disk-full.torch-save", "exec.disk-full.reported"}
 
 # The decisive samples that are not about /dev/shm, as [hit, sample].
 _disk(pod, c) := [[h, s] |
