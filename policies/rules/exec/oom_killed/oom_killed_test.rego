@@ -120,3 +120,18 @@ test_quiet_on_zero_cgroup_counter if {
 	pod := object.union(_pod(_error137, {}), {"exec": {"other": [{"name": "memory-events.txt", "file": "exec/bert-master-0/memory-events.txt", "text": "oom 0\noom_kill 0\n"}]}})
 	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }
+
+# torch.multiprocessing.spawn names the signal of a rank it lost.
+test_fires_on_spawn_sigkill if {
+	st := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+	pod := _pod(st, {"launcher.spawn-sigkill": _m("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL")})
+	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	contains(f.params.how.en, "torch.multiprocessing.spawn")
+}
+
+test_fires_spawn_signature if {
+	regex.match(testing.pattern(_signatures, "launcher.spawn-sigkill"), "Exception: process 3 terminated with signal SIGKILL")
+	not regex.match(testing.pattern(_signatures, "launcher.spawn-sigkill"), "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV")
+}
