@@ -69,6 +69,15 @@ signatures contains {
 	"hint": "terminated with signal SIGKILL",
 }
 
+# torchrun escalating to SIGKILL itself when a rank ignored its SIGTERM
+# while the job was being torn down (PyTorch 1.10 onwards): the "-9" in
+# its failure summary is then its own doing, not the kernel's.
+signatures contains {
+	"id": "launcher.forced-sigkill",
+	"pattern": `Unable to shutdown process \d+ via (?:Signals\.)?SIGTERM, forcefully exiting via (?:Signals\.)?SIGKILL`,
+	"hint": "forcefully exiting via",
+}
+
 # The container's memory limit, "" when it has none (the message says so
 # in its own language).
 _limit(c) := object.get(c, ["limits", "memory"], "")
@@ -210,4 +219,9 @@ _stronger(x) if {
 _weak_explained(x) if {
 	_weak(x)
 	exec.specific_hit(x.pod, x.c)
+}
+
+_weak_explained(x) if {
+	_weak(x)
+	exec.has_hit(x.pod, x.c, {"launcher.forced-sigkill"})
 }
