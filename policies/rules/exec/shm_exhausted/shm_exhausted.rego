@@ -96,7 +96,16 @@ _hits(pod, c) := [h |
 	h := _shm_only(pod, c, h0)
 ]
 
-_shm_only(_, _, h) := h if h.id != "exec.enospc"
+_shm_only(_, _, h) := h if not h.id in {"exec.enospc", "exec.shm-exhausted.write"}
+
+# torch cannot open a shared tensor's file because the process ran out of
+# file descriptors ("...in read-write mode: Too many open files (24)"):
+# that is the open-files limit, not /dev/shm space.
+_shm_only(_, _, h) := object.union(h, {"m": object.union(h.m, {"samples": ss})}) if {
+	h.id == "exec.shm-exhausted.write"
+	ss := [s | some s in h.m.samples; not regex.match(`Too many open files|\[Errno 24\]`, s.text)]
+	count(ss) > 0
+}
 
 _shm_only(pod, c, h) := object.union(h, {"m": object.union(h.m, {"samples": ss})}) if {
 	h.id == "exec.enospc"

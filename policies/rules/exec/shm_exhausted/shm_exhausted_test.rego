@@ -36,3 +36,9 @@ test_fires_signatures if {
 	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "node-1:77:77 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
 	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "NCCL WARN Error: failed to extend /dev/shm/nccl-Xa4b to 9637892 bytes")
 }
+
+# Out of file descriptors, not of /dev/shm space.
+test_quiet_on_too_many_open_files if {
+	pod := testing.pod(testing.failed, {"exec.shm-exhausted.write": testing.match("RuntimeError: unable to open shared memory object </torch_74354_3738061832_2008> in read-write mode: Too many open files (24)")}, {})
+	count(shm_exhausted.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "replicas": []}
+}
