@@ -45,8 +45,19 @@ signatures contains {
 	"pattern": `AccessDenied|Access Denied|\b40[13] Client Error|\(403\)|Forbidden: 403|GatedRepoError|Access to model .* is restricted|access a gated repo|does not have storage\.objects\.\w+ access|AuthorizationPermissionMismatch|InvalidAccessKeyId|SignatureDoesNotMatch|ExpiredToken`,
 }
 
+# NCCL refused /dev/shm ("Call to shm_open failed : Permission denied"):
+# NCCL then fails with "unhandled system error", so the warning is the
+# failure even though it is not the exception the log ends with.
+signatures contains {
+	"id": "exec.permission-denied.shm",
+	"pattern": `shm_open failed ?: ?Permission denied`,
+	"hint": "shm_open failed",
+}
+
 # What refused access, in both languages of the message.
-_what(t) := {"en": "a gated or private Hugging Face repository", "zh": "受限或私有的 Hugging Face 仓库"} if {
+_what(t) := {"en": "the shared-memory directory /dev/shm", "zh": "共享内存目录 /dev/shm"} if {
+	contains(t, "shm_open failed")
+} else := {"en": "a gated or private Hugging Face repository", "zh": "受限或私有的 Hugging Face 仓库"} if {
 	regex.match(`(?i)gated|huggingface\.co|Access to model`, t)
 } else := {"en": "object storage (S3/GCS/Azure)", "zh": "对象存储（S3/GCS/Azure）"} if {
 	regex.match(`AccessDenied|Access Denied|storage\.objects|Authorization|AccessKey|SignatureDoesNotMatch|ExpiredToken|\(403\)|operation: Forbidden`, t)
@@ -59,7 +70,10 @@ _what(t) := {"en": "a gated or private Hugging Face repository", "zh": "受限�
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	hs := python.decisive_hits(pod, c, exec.hits(pod, c, {"exec.permission-denied.remote", "exec.permission-denied.fs"}))
+	hs := array.concat(
+		exec.hits(pod, c, {"exec.permission-denied.shm"}),
+		python.decisive_hits(pod, c, exec.hits(pod, c, {"exec.permission-denied.remote", "exec.permission-denied.fs"})),
+	)
 	count(hs) > 0
 	f := {
 		"subject": exec.subject(pod, c),
