@@ -3,7 +3,9 @@
 # description: |
 #   A write failed because a filesystem (not /dev/shm) ran out of space or
 #   quota: "No space left on device" (ENOSPC, Errno 28), "Disk quota
-#   exceeded", or torch.save failing with "file write failed". Whether a
+#   exceeded", torch.save failing with "file write failed", or a library
+#   refusing to write for lack of space (Hugging Face datasets' "Not enough
+#   disk space", Ray's OutOfDiskError). Whether a
 #   bare "[Errno 28]" is a disk or /dev/shm is decided from the path, the
 #   call that failed and the pod's df output. Usually checkpoints, caches or
 #   logs filling a PVC, the container's ephemeral storage or the node disk.
@@ -27,7 +29,7 @@
 #   zh:
 #     title: 磁盘已满
 #     description: |
-#       因文件系统（不是 /dev/shm）空间或配额耗尽而写入失败："No space left on device"（ENOSPC、Errno 28）、"Disk quota exceeded"，或 torch.save 报 "file write failed"。不带路径的 "[Errno 28]" 是磁盘还是 /dev/shm，由路径、失败的调用和 Pod 的 df 输出判断。通常是检查点、缓存或日志写满了 PVC、容器临时存储或节点磁盘。
+#       因文件系统（不是 /dev/shm）空间或配额耗尽而写入失败："No space left on device"（ENOSPC、Errno 28）、"Disk quota exceeded"、torch.save 报 "file write failed"，或某个库因空间不足而拒绝写入（Hugging Face datasets 的 "Not enough disk space"、Ray 的 OutOfDiskError）。不带路径的 "[Errno 28]" 是磁盘还是 /dev/shm，由路径、失败的调用和 Pod 的 df 输出判断。通常是检查点、缓存或日志写满了 PVC、容器临时存储或节点磁盘。
 package traindoc.rules.exec.disk_full
 
 import data.traindoc.lib.exec
@@ -42,7 +44,15 @@ signatures contains {
 	"pattern": `PytorchStreamWriter failed writing file .*file write failed|unexpected pos \d+ vs \d+`,
 }
 
-_ids := {"exec.enospc", "exec.disk-full.torch-save"}
+# Libraries that check free space themselves and refuse before writing:
+# Hugging Face datasets before preparing a dataset, Ray when spilling
+# objects onto a disk over its capacity threshold.
+signatures contains {
+	"id": "exec.disk-full.reported",
+	"pattern": `Not enough disk space\. Needed: |OutOfDiskError|Local disk is full`,
+}
+
+_ids := {"exec.enospc", "exec.disk-full.torch-save", "exec.disk-full.reported"}
 
 # The decisive samples that are not about /dev/shm, as [hit, sample].
 _disk(pod, c) := [[h, s] |

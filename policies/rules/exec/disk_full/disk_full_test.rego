@@ -47,3 +47,14 @@ test_fires_path_from_df if {
 	some e in f.evidence
 	e.kind == "exec"
 }
+
+# Libraries that refuse to write when they find the disk full.
+test_fires_on_library_refusal if {
+	pod := testing.pod(testing.failed, {"exec.disk-full.reported": testing.match("ray.exceptions.OutOfDiskError: Local disk is full")}, {})
+	count(disk_full.findings) == 1 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_fires_reported_signature if {
+	regex.match(testing.pattern(_signatures, "exec.disk-full.reported"), "OSError: Not enough disk space. Needed: 134.92 GiB (download: 41.97 GiB, generated: 92.95 GiB, post-processed: Unknown size)")
+	not regex.match(testing.pattern(_signatures, "exec.disk-full.reported"), "(raylet) Spilled 1049654 MiB, 1571 objects, write throughput 663 MiB/s.")
+}

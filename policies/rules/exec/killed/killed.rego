@@ -36,10 +36,11 @@ import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 import data.traindoc.lib.resources
 
-# torchrun's agent receiving a signal (PyTorch 1.9 to 2.x wordings).
+# torchrun's agent receiving a signal (PyTorch 1.9 to 2.x wordings), and
+# mpirun or MPICH Hydra reporting a rank terminated by SIGTERM.
 signatures contains {
 	"id": "exec.killed.launcher-signal",
-	"pattern": `SignalException: Process \d+ got signal: (?:15|1|2)\b|Received (?:Signals\.)?(?:SIGTERM|SIGHUP|SIGINT|15|1|2) death signal, shutting down workers|Main process received SIG(?:TERM|INT|HUP), exiting|exited on signal 15 \(Terminated\)|DataLoader worker \(pids?\(?s?\)?[\d, ]+\) is killed by signal: Terminated`,
+	"pattern": `SignalException: Process \d+ got signal: (?:15|1|2)\b|Received (?:Signals\.)?(?:SIGTERM|SIGHUP|SIGINT|15|1|2) death signal, shutting down workers|Main process received SIG(?:TERM|INT|HUP), exiting|exited on signal 15 \(Terminated\)|TERMINATED WITH THE EXIT STRING: Terminated \(signal 15\)|DataLoader worker \(pids?\(?s?\)?[\d, ]+\) is killed by signal: Terminated`,
 }
 
 _exit_how := {

@@ -72,3 +72,11 @@ test_fires_on_137_without_oom_evidence if {
 	some f in fs
 	f.params.how.en == "exit code 137 (SIGKILL) without OOMKilled"
 }
+
+# MPICH Hydra's summary when a rank died of SIGTERM; not its SIGSEGV one.
+test_fires_on_hydra_sigterm_string if {
+	s := [x | some x in killed.signatures][0]
+	regex.match(s.pattern, "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Terminated (signal 15)")
+	not regex.match(s.pattern, "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)")
+	not regex.match(s.pattern, "torch.distributed.elastic.multiprocessing.api: [WARNING] Unable to shutdown process 719448 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL")
+}

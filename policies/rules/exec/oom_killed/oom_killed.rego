@@ -60,6 +60,24 @@ signatures contains {
 	"hint": "exits with return code = -9",
 }
 
+# torch.multiprocessing.spawn reporting a rank SIGKILLed ("process 0
+# terminated with signal SIGKILL"; PyTorch 1.4 raised a bare Exception with
+# the same words).
+signatures contains {
+	"id": "launcher.spawn-sigkill",
+	"pattern": `process \d+ terminated with signal SIGKILL`,
+	"hint": "terminated with signal SIGKILL",
+}
+
+# torchrun escalating to SIGKILL itself when a rank ignored its SIGTERM
+# while the job was being torn down (PyTorch 1.10 onwards): the "-9" in
+# its failure summary is then its own doing, not the kernel's.
+signatures contains {
+	"id": "launcher.forced-sigkill",
+	"pattern": `Unable to shutdown process \d+ via (?:Signals\.)?SIGTERM, forcefully exiting via (?:Signals\.)?SIGKILL`,
+	"hint": "forcefully exiting via",
+}
+
 # The container's memory limit, "" when it has none (the message says so
 # in its own language).
 _limit(c) := object.get(c, ["limits", "memory"], "")
@@ -137,6 +155,7 @@ _how := {
 	"launcher.sigkill": {"en": "a training process died of SIGKILL (torchrun exitcode -9, DeepSpeed or mpirun signal 9)", "zh": "一个训练进程死于 SIGKILL（torchrun exitcode -9、DeepSpeed 或 mpirun 信号 9）"},
 	"launcher.shell-killed": {"en": "the shell reported its child Killed (SIGKILL)", "zh": "shell 报告其子进程已被杀死（Killed，即 SIGKILL）"},
 	"launcher.deepspeed-sigkill": {"en": "a training process died of SIGKILL (DeepSpeed launcher return code -9)", "zh": "一个训练进程死于 SIGKILL（DeepSpeed 启动器返回码 -9）"},
+	"launcher.spawn-sigkill": {"en": "a training process died of SIGKILL (torch.multiprocessing.spawn)", "zh": "一个训练进程死于 SIGKILL（torch.multiprocessing.spawn）"},
 }
 
 _prio := {
@@ -146,6 +165,7 @@ _prio := {
 	"launcher.sigkill": 5,
 	"launcher.shell-killed": 6,
 	"launcher.deepspeed-sigkill": 5,
+	"launcher.spawn-sigkill": 5,
 }
 
 _cand contains x if {
@@ -199,4 +219,9 @@ _stronger(x) if {
 _weak_explained(x) if {
 	_weak(x)
 	exec.specific_hit(x.pod, x.c)
+}
+
+_weak_explained(x) if {
+	_weak(x)
+	exec.has_hit(x.pod, x.c, {"launcher.forced-sigkill"})
 }

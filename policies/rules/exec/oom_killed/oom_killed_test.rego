@@ -120,3 +120,30 @@ test_quiet_on_zero_cgroup_counter if {
 	pod := object.union(_pod(_error137, {}), {"exec": {"other": [{"name": "memory-events.txt", "file": "exec/bert-master-0/memory-events.txt", "text": "oom 0\noom_kill 0\n"}]}})
 	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "events": []}
 }
+
+# torch.multiprocessing.spawn names the signal of a rank it lost.
+test_fires_on_spawn_sigkill if {
+	st := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+	pod := _pod(st, {"launcher.spawn-sigkill": _m("torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL")})
+	fs := oom_killed.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	contains(f.params.how.en, "torch.multiprocessing.spawn")
+}
+
+test_fires_spawn_signature if {
+	regex.match(testing.pattern(_signatures, "launcher.spawn-sigkill"), "Exception: process 3 terminated with signal SIGKILL")
+	not regex.match(testing.pattern(_signatures, "launcher.spawn-sigkill"), "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV")
+}
+
+# torchrun SIGKILLed a rank that ignored its SIGTERM during teardown: the
+# "-9" in its summary is the launcher's, not host memory.
+test_quiet_on_launcher_forced_sigkill if {
+	st := {"state": "terminated", "reason": "Error", "exitCode": 1, "finishedAt": "2026-03-01T10:00:00Z"}
+	pod := _pod(st, {
+		"launcher.sigkill": _m("  exitcode  : -9 (pid: 413)"),
+		"launcher.forced-sigkill": _m("torch.distributed.elastic.multiprocessing.api: [WARNING] Unable to shutdown process 413 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL"),
+	})
+	count(oom_killed.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+	regex.match(testing.pattern(_signatures, "launcher.forced-sigkill"), "W0301 10:00:31.000000 140 torch/distributed/elastic/multiprocessing/api.py:710] Unable to shutdown process 413 via Signals.SIGTERM, forcefully exiting via Signals.SIGKILL")
+}

@@ -27,3 +27,12 @@ test_fires_signatures if {
 	regex.match(testing.pattern(permission_denied.signatures, "exec.permission-denied.remote"), "botocore.exceptions.ClientError: An error occurred (AccessDenied) when calling the PutObject operation: Access Denied")
 	regex.match(testing.pattern(permission_denied.signatures, "exec.permission-denied.remote"), "botocore.exceptions.ClientError: An error occurred (403) when calling the HeadObject operation: Forbidden")
 }
+
+# NCCL's shm_open warning is the failure although the log ends with NCCL's
+# "unhandled system error".
+test_fires_on_nccl_shm_open_denied if {
+	pod := testing.pod(testing.failed, {"exec.permission-denied.shm": testing.match("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied")}, {})
+	fs := permission_denied.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.what == {"en": "the shared-memory directory /dev/shm", "zh": "共享内存目录 /dev/shm"}
+}

@@ -34,15 +34,17 @@ import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
 # Not Ray's "(3) The worker is crashed unexpectedly due to SIGSEGV" list of
-# possible causes: only lines that say a crash happened.
+# possible causes: only lines that say a crash happened. Launchers that
+# forward a child's signal (torch.distributed.launch and Accelerate through
+# subprocess, torch.multiprocessing.spawn) count as saying so.
 signatures contains {
 	"id": "exec.segfault.sigsegv",
-	"pattern": `Segmentation fault|\*\*\* SIGSEGV|SIGSEGV: segmentation violation|received signal SIGSEGV|DataLoader worker \(pid \d+\) is killed by signal: Segmentation fault`,
+	"pattern": `Segmentation fault|\*\*\* SIGSEGV|SIGSEGV: segmentation violation|received signal SIGSEGV|DataLoader worker \(pid \d+\) is killed by signal: Segmentation fault|died with <Signals\.SIGSEGV: 11>|process \d+ terminated with signal SIGSEGV`,
 }
 
 signatures contains {
 	"id": "exec.segfault.sigabrt",
-	"pattern": `terminate called after throwing an instance of|Fatal Python error: Aborted|Aborted \(core dumped\)|\*\*\* SIGABRT`,
+	"pattern": `terminate called after throwing an instance of|Fatal Python error: Aborted|Aborted \(core dumped\)|\*\*\* SIGABRT|died with <Signals\.SIGABRT: 6>|process \d+ terminated with signal SIGABRT`,
 }
 
 _segv_ids := {"exec.segfault.sigsegv", "launcher.sigsegv"}

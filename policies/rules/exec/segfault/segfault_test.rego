@@ -46,3 +46,16 @@ test_fires_signatures if {
 	regex.match(s.pattern, "*** SIGSEGV (@0x0) received by PID 1234 (TID 0x7f) from PID 0; stack trace: ***")
 	not regex.match(s.pattern, "Worker exit type: SYSTEM_ERROR Worker exit detail: Worker unexpectedly exits with a connection error code 2. End of file. There are some potential root causes. (1) The process is killed by SIGKILL by OOM killer due to high memory usage. (2) ray stop --force is called. (3) The worker is crashed unexpectedly due to SIGSEGV or other unexpected errors.")
 }
+
+# Launchers that forward a child's death by signal through subprocess or
+# torch.multiprocessing.spawn.
+test_fires_forwarded_signals if {
+	some s in segfault.signatures
+	s.id == "exec.segfault.sigsegv"
+	regex.match(s.pattern, "subprocess.CalledProcessError: Command '['python', 'train.py']' died with <Signals.SIGSEGV: 11>.")
+	regex.match(s.pattern, "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGSEGV")
+	not regex.match(s.pattern, "torch.multiprocessing.spawn.ProcessExitedException: process 0 terminated with signal SIGKILL")
+	some a in segfault.signatures
+	a.id == "exec.segfault.sigabrt"
+	regex.match(a.pattern, "torch.multiprocessing.spawn.ProcessExitedException: process 1 terminated with signal SIGABRT")
+}

@@ -96,7 +96,32 @@ _hits(pod, c) := [h |
 	h := _shm_only(pod, c, h0)
 ]
 
-_shm_only(_, _, h) := h if h.id != "exec.enospc"
+_shm_only(_, _, h) := h if not h.id in {"exec.enospc", "exec.shm-exhausted.write"}
+
+# torch cannot open a shared tensor's file because the process ran out of
+# file descriptors ("...in read-write mode: Too many open files (24)"):
+# that is the open-files limit, not /dev/shm space.
+_shm_only(pod, c, h) := object.union(h, {"m": object.union(h.m, {"samples": ss})}) if {
+	h.id == "exec.shm-exhausted.write"
+	ss := [s | some s in h.m.samples; not _not_space(pod, c, s.text)]
+	count(ss) > 0
+}
+
+_not_space(_, _, text) if regex.match(`Too many open files|\[Errno 24\]`, text)
+
+# NCCL could not create its segment because /dev/shm refused it
+# ("Call to shm_open failed : Permission denied"): a permission problem,
+# which exec.permission-denied reports, not a full /dev/shm.
+_not_space(pod, c, text) if {
+	contains(text, "Error while creating shared memory segment")
+	exec.has_hit(pod, c, {"ctx.shm-exhausted.denied"})
+}
+
+signatures contains {
+	"id": "ctx.shm-exhausted.denied",
+	"pattern": `shm_open failed ?: ?Permission denied`,
+	"hint": "shm_open failed",
+}
 
 _shm_only(pod, c, h) := object.union(h, {"m": object.union(h.m, {"samples": ss})}) if {
 	h.id == "exec.enospc"

@@ -36,3 +36,27 @@ test_fires_signatures if {
 	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "node-1:77:77 [0] include/shm.h:28 NCCL WARN Call to posix_fallocate failed : No space left on device")
 	regex.match(testing.pattern(shm_exhausted.signatures, "exec.shm-exhausted.write"), "NCCL WARN Error: failed to extend /dev/shm/nccl-Xa4b to 9637892 bytes")
 }
+
+# Out of file descriptors, not of /dev/shm space.
+test_quiet_on_too_many_open_files if {
+	pod := testing.pod(testing.failed, {"exec.shm-exhausted.write": testing.match("RuntimeError: unable to open shared memory object </torch_74354_3738061832_2008> in read-write mode: Too many open files (24)")}, {})
+	count(shm_exhausted.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "replicas": []}
+}
+
+# NCCL could not create its segment because /dev/shm refused access: that
+# is exec.permission-denied, not a full /dev/shm.
+test_quiet_on_shm_open_permission_denied if {
+	pod := testing.pod(
+		testing.failed, {
+			"ctx.shm-exhausted.denied": testing.match("node08:27106:27302 [0] include/shm.h:27 NCCL WARN Call to shm_open failed : Permission denied"),
+			"exec.shm-exhausted.write": testing.match("node08:27106:27302 [0] include/shm.h:48 NCCL WARN Error while creating shared memory segment nccl-shm-recv-b7948f403864987a-0-3-0 (size 4460544)"),
+		},
+		{},
+	)
+	count(shm_exhausted.findings) == 0 with input as {"phase": "Failed", "pods": [pod], "replicas": []}
+}
+
+test_fires_on_segment_error_without_denial if {
+	pod := testing.pod(testing.failed, {"exec.shm-exhausted.write": testing.match("Error while creating shared memory segment /dev/shm/nccl-EoOvZr (size 7340384)")}, {})
+	count(shm_exhausted.findings) == 1 with input as {"phase": "Failed", "pods": [pod], "replicas": []}
+}
