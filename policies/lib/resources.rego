@@ -152,7 +152,7 @@ host_oom(pod, c) if {
 # path, the call that failed and the pod's df output.
 signatures contains {
 	"id": "exec.enospc",
-	"pattern": `No space left on device|\bENOSPC\b|\[Errno 28\]|StorageFull|Disk quota exceeded|\[Errno 122\]|\bEDQUOT\b`,
+	"pattern": `(?i:no space left on device)|\bENOSPC\b|\[Errno 28\]|StorageFull|Disk quota exceeded|\[Errno 122\]|\bEDQUOT\b`,
 	"context": 8,
 }
 
