@@ -136,6 +136,13 @@ func (d *Diagnoser) diagnoseSnapshot(ctx context.Context, snap *snapshot.Snapsho
 	if err != nil {
 		return nil, err
 	}
+	if observe == nil {
+		// The snapshot was read here and its objects are now evidence;
+		// letting them go keeps a 100,000-event snapshot's objects out of
+		// the peak, which comes later, when the rules read the evidence.
+		// An observer may still look at them.
+		snap.Objects = nil
+	}
 	rep := &report.Report{
 		SchemaVersion: report.SchemaVersion,
 		Tool:          report.Tool{Name: "traindoc", Version: d.opts.Version},

@@ -31,7 +31,9 @@ type Object struct {
 	Annotations map[string]string
 	Owners      []OwnerRef
 	// Raw is the object as decoded: JSON-like values, the content of an
-	// unstructured.Unstructured.
+	// unstructured.Unstructured. It is nil for an Event once its typed
+	// value is made: events are most of a large snapshot and are read
+	// only through Event and EventV1.
 	Raw map[string]any
 	// File is the snapshot-relative file the object came from.
 	File string
@@ -104,6 +106,12 @@ func (o *Object) decode() error {
 			name = o.Namespace + "/" + name
 		}
 		return fmt.Errorf("%s %s not fully read: %w", o.Kind, name, err)
+	}
+	if o.Kind == "Event" {
+		// Events are most of a large snapshot's objects (100,000 for a
+		// 4,000-pod job) and only ever read through their typed value,
+		// so their maps are not kept.
+		o.Raw = nil
 	}
 	return nil
 }

@@ -141,3 +141,31 @@ func TestReadFSSpecial(t *testing.T) {
 		t.Errorf("a folder without objects is an empty snapshot, not an error: %v", err)
 	}
 }
+
+// TestEventsKeepTypedValueOnly: an event read from a List keeps its typed
+// value and not its map, which a snapshot of 100,000 events would hold
+// twice otherwise; other kinds keep both.
+func TestEventsKeepTypedValueOnly(t *testing.T) {
+	s, err := Read(filepath.Join("testdata", "mixed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, pods := 0, 0
+	for _, o := range s.Objects {
+		switch o.Kind {
+		case "Event":
+			events++
+			if o.Raw != nil || o.Event() == nil && o.EventV1() == nil {
+				t.Errorf("event %s: Raw kept = %v, typed = %v", o.Name, o.Raw != nil, o.Event() != nil || o.EventV1() != nil)
+			}
+		case "Pod":
+			pods++
+			if o.Raw == nil || o.Pod() == nil {
+				t.Errorf("pod %s lost its map or typed value", o.Name)
+			}
+		}
+	}
+	if events == 0 || pods == 0 {
+		t.Fatalf("testdata/mixed has %d events and %d pods; the test needs both", events, pods)
+	}
+}

@@ -475,6 +475,9 @@ func (s *Snapshot) addObject(m map[string]any, rel string) (int, error) {
 				im["apiVersion"] = apiVersion
 			}
 			c, err := s.addObject(im, rel)
+			// The list no longer holds the item: an event's map can go
+			// as soon as its typed value is made, not after the file.
+			items[i] = nil
 			if err != nil {
 				return n, fmt.Errorf("items[%d]: %w", i, err)
 			}
