@@ -60,6 +60,32 @@ func TestParseNvidiaSMI(t *testing.T) {
 			},
 			AvgUtilization: 13,
 		}},
+		// A GPU the driver can no longer read prints ERR! in its cells
+		// (GPU 1, as in NVIDIA forum and Azure/azhpc-diagnostics#77
+		// reports); a lone ERR! power draw (GPU 2) or ECC column (GPU 3)
+		// is reported too: judging it is the rules' part.
+		{"nvidia-smi-err.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "Tesla V100-SXM2...", Utilization: 88, MemoryUsed: 28140, MemoryTotal: 32510},
+				{Index: 1, Name: "Tesla V100-SXM2...", MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"ecc", "fan", "temp", "perf", "power", "util"}},
+				{Index: 2, Name: "Tesla V100-SXM2...", Utilization: 91, MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"power"}},
+				{Index: 3, Name: "Tesla V100-SXM2...", Utilization: 90, MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"ecc"}},
+			},
+			AvgUtilization: 67.25, Processes: 4,
+		}},
+		// The wider table of drivers 525 and later; a lone fan ERR! (GPU 2).
+		{"nvidia-smi-err-550.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920},
+				{Index: 1, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920,
+					ErrCells: []string{"ecc", "fan", "temp", "perf", "power", "util"}},
+				{Index: 2, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920,
+					ErrCells: []string{"fan"}},
+			},
+		}},
 		{"nvidia-smi-error.txt", evidence.NvidiaSMI{
 			GPUs:  []evidence.GPU{},
 			Error: "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",

@@ -115,6 +115,7 @@ func parseSMITable(ls []string, out *evidence.NvidiaSMI) {
 		if mu := smiUtil.FindStringSubmatch(nc[len(nc)-1]); mu != nil {
 			g.Utilization = quantity(mu[1])
 		}
+		g.ErrCells = smiErrCells(cells, nc)
 		out.GPUs = append(out.GPUs, g)
 	}
 }
@@ -210,4 +211,63 @@ func mib(s string) float64 {
 func round2(v float64) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
 	return f
+}
+
+// smiErrRead is what nvidia-smi prints in a cell it could not read.
+const smiErrRead = "ERR!"
+
+// smiErrCells names the cells of a GPU's two table rows that read "ERR!":
+// the first row is "index name persistence | bus-id disp.A | ECC", the
+// second "fan temp perf power/cap | memory | util compute". The driver
+// prints ERR! where NVML failed to read a value; which of them matter is
+// for the rules to decide, so every one is reported, in table order.
+func smiErrCells(first, second []string) []string {
+	var errs []string
+	add := func(name string) {
+		if len(errs) == 0 || errs[len(errs)-1] != name {
+			errs = append(errs, name)
+		}
+	}
+	if len(first) > 1 && strings.Contains(first[1], smiErrRead) {
+		add("disp")
+	}
+	if len(first) > 2 && strings.Contains(first[2], smiErrRead) {
+		add("ecc")
+	}
+	if len(second) > 0 {
+		for _, name := range smiSensorErrs(second[0]) {
+			add(name)
+		}
+	}
+	if len(second) > 1 && strings.Contains(second[1], smiErrRead) {
+		add("memory")
+	}
+	if len(second) > 2 {
+		f := strings.Fields(second[2])
+		if len(f) > 0 && f[0] == smiErrRead {
+			add("util")
+		}
+		if len(f) > 1 && f[1] == smiErrRead {
+			add("compute")
+		}
+	}
+	return errs
+}
+
+// smiSensorErrs reads the "fan temp perf usage / cap" cell: the fields
+// before the slash are fan, temperature, performance state and power
+// draw (in every driver's layout), the one after it the power cap.
+func smiSensorErrs(cell string) []string {
+	left, right, _ := strings.Cut(cell, "/")
+	names := []string{"fan", "temp", "perf", "power"}
+	var errs []string
+	for i, f := range strings.Fields(left) {
+		if f == smiErrRead && i < len(names) {
+			errs = append(errs, names[i])
+		}
+	}
+	if strings.Contains(right, smiErrRead) && (len(errs) == 0 || errs[len(errs)-1] != "power") {
+		errs = append(errs, "power")
+	}
+	return errs
 }
