@@ -201,7 +201,7 @@ type GPU struct {
 	MemoryUsed  float64 `json:"memoryUsedMiB"`
 	MemoryTotal float64 `json:"memoryTotalMiB"`
 	// ErrCells names the cells of the GPU's table rows that read "ERR!"
-	// (the driver could not read that value): "fan", "temp", "perf",
+	// (the driver could not read that value): "name", "fan", "temp", "perf",
 	// "power", "disp", "ecc", "memory", "util", "compute". What they mean
 	// is for the rules to judge.
 	ErrCells []string `json:"errCells,omitempty"`

@@ -60,15 +60,15 @@ func TestParseNvidiaSMI(t *testing.T) {
 			},
 			AvgUtilization: 13,
 		}},
-		// A GPU the driver can no longer read prints ERR! in its cells
-		// (GPU 1, as in NVIDIA forum and Azure/azhpc-diagnostics#77
-		// reports); a lone ERR! power draw (GPU 2) or ECC column (GPU 3)
-		// is reported too: judging it is the rules' part.
+		// A GPU the driver can no longer read prints ERR! in its cells,
+		// its name included (GPU 1, as in NVIDIA/open-gpu-kernel-modules#446);
+		// a lone ERR! power draw (GPU 2, Azure/azhpc-diagnostics#77) or
+		// ECC column (GPU 3) is reported too: judging it is the rules' part.
 		{"nvidia-smi-err.txt", evidence.NvidiaSMI{
 			GPUs: []evidence.GPU{
 				{Index: 0, Name: "Tesla V100-SXM2...", Utilization: 88, MemoryUsed: 28140, MemoryTotal: 32510},
-				{Index: 1, Name: "Tesla V100-SXM2...", MemoryUsed: 28140, MemoryTotal: 32510,
-					ErrCells: []string{"ecc", "fan", "temp", "perf", "power", "util"}},
+				{Index: 1, Name: "ERR!", MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"name", "ecc", "fan", "temp", "perf", "power", "util"}},
 				{Index: 2, Name: "Tesla V100-SXM2...", Utilization: 91, MemoryUsed: 28140, MemoryTotal: 32510,
 					ErrCells: []string{"power"}},
 				{Index: 3, Name: "Tesla V100-SXM2...", Utilization: 90, MemoryUsed: 28140, MemoryTotal: 32510,

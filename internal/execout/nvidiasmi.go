@@ -115,7 +115,7 @@ func parseSMITable(ls []string, out *evidence.NvidiaSMI) {
 		if mu := smiUtil.FindStringSubmatch(nc[len(nc)-1]); mu != nil {
 			g.Utilization = quantity(mu[1])
 		}
-		g.ErrCells = smiErrCells(cells, nc)
+		g.ErrCells = smiErrCells(g.Name, cells, nc)
 		out.GPUs = append(out.GPUs, g)
 	}
 }
@@ -216,17 +216,21 @@ func round2(v float64) float64 {
 // smiErrRead is what nvidia-smi prints in a cell it could not read.
 const smiErrRead = "ERR!"
 
-// smiErrCells names the cells of a GPU's two table rows that read "ERR!":
-// the first row is "index name persistence | bus-id disp.A | ECC", the
+// smiErrCells names the cells of a GPU's two table rows that read "ERR!"
+// (its name too, which a lost GPU prints as ERR!): the first row is
+// "index name persistence | bus-id disp.A | ECC", the
 // second "fan temp perf power/cap | memory | util compute". The driver
 // prints ERR! where NVML failed to read a value; which of them matter is
 // for the rules to decide, so every one is reported, in table order.
-func smiErrCells(first, second []string) []string {
+func smiErrCells(gpuName string, first, second []string) []string {
 	var errs []string
 	add := func(name string) {
 		if len(errs) == 0 || errs[len(errs)-1] != name {
 			errs = append(errs, name)
 		}
+	}
+	if gpuName == smiErrRead {
+		add("name")
 	}
 	if len(first) > 1 && strings.Contains(first[1], smiErrRead) {
 		add("disp")
