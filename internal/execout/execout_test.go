@@ -86,6 +86,17 @@ func TestParseNvidiaSMI(t *testing.T) {
 					ErrCells: []string{"fan"}},
 			},
 		}},
+		// The query form prints NVML's error in brackets where it could
+		// not read a value; the cells are named as in the table.
+		{"nvidia-smi-csv-err.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "NVIDIA A100-SXM4-80GB", Utilization: 97, MemoryUsed: 61234, MemoryTotal: 81920},
+				{Index: 1, Name: "NVIDIA A100-SXM4-80GB", ErrCells: []string{"temp", "util", "memory"}},
+				{Index: 2, Name: "NVIDIA A100-SXM4-80GB", MemoryTotal: 81920, ErrCells: []string{"temp", "util"}},
+				{Index: 3, Name: "NVIDIA A100-SXM4-80GB", Utilization: 95, MemoryUsed: 61180, MemoryTotal: 81920, ErrCells: []string{"fan"}},
+			},
+			AvgUtilization: 48,
+		}},
 		{"nvidia-smi-error.txt", evidence.NvidiaSMI{
 			GPUs:  []evidence.GPU{},
 			Error: "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",

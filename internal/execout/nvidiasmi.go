@@ -32,6 +32,8 @@ var (
 	// "4MiB /  81559MiB" – memory cell.
 	smiMemory = regexp.MustCompile(`(\d+)\s*MiB\s*/\s*(\d+)\s*MiB`)
 	smiUtil   = regexp.MustCompile(`(\d+)\s*%`)
+	// "[Unknown Error]", "[N/A]" – a bracketed CSV field.
+	smiBracketed = regexp.MustCompile(`\[[^\]]*\]`)
 	// "|    0   N/A  N/A     12345      C   python   70000MiB |"
 	smiProcess = regexp.MustCompile(`^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+(?:C|G|C\+G|M|M\+C)\s+`)
 )
@@ -47,8 +49,12 @@ func ParseNvidiaSMI(r io.Reader) (*evidence.NvidiaSMI, error) {
 	}
 	out := &evidence.NvidiaSMI{GPUs: []evidence.GPU{}}
 	for _, l := range ls {
+		// A query field nvidia-smi could not read ("[Unknown Error]")
+		// is a value of the row, reported per GPU, not a failure of
+		// the command.
+		bare := smiBracketed.ReplaceAllString(l, "")
 		for _, f := range nvidiaSMIFailures {
-			if strings.Contains(l, f) && out.Error == "" {
+			if strings.Contains(bare, f) && out.Error == "" {
 				out.Error = strings.TrimSpace(l)
 			}
 		}
@@ -170,6 +176,7 @@ func parseSMICSV(ls []string, out *evidence.NvidiaSMI) error {
 		if v, ok := get("memory.total"); ok {
 			g.MemoryTotal = mib(v)
 		}
+		g.ErrCells = csvErrCells(col, fields)
 		out.GPUs = append(out.GPUs, g)
 		sawRow = true
 	}
@@ -177,6 +184,58 @@ func parseSMICSV(ls []string, out *evidence.NvidiaSMI) error {
 		return fmt.Errorf("nvidia-smi: %w", errUnrecognised)
 	}
 	return nil
+}
+
+// smiCSVCells names, for the query columns whose value nvidia-smi could
+// not read, the cell of the plain table that shows the same value, so
+// that both formats report the same names.
+var smiCSVCells = map[string]string{
+	"name":            "name",
+	"fan.speed":       "fan",
+	"temperature.gpu": "temp",
+	"pstate":          "perf",
+	"power.draw":      "power",
+	"memory.used":     "memory",
+	"memory.total":    "memory",
+	"memory.free":     "memory",
+	"utilization.gpu": "util",
+	"compute_mode":    "compute",
+}
+
+// smiCSVErrValues are what nvidia-smi prints in a CSV field it could not
+// read: NVML's error in brackets ("[Unknown Error]", "[GPU requires
+// reset]", "[GPU is lost]"). "[N/A]" and "[Not Supported]" are normal.
+func isSMICSVErr(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "[unknown error]", "[gpu requires reset]", "[gpu is lost]", "err!":
+		return true
+	}
+	return false
+}
+
+// csvErrCells names the cells of one CSV row that nvidia-smi could not
+// read, in column order.
+func csvErrCells(col map[string]int, fields []string) []string {
+	names := make([]string, len(fields))
+	for name, i := range col {
+		if i < len(fields) {
+			names[i] = name
+		}
+	}
+	var errs []string
+	for i, f := range fields {
+		if !isSMICSVErr(f) {
+			continue
+		}
+		cell, ok := smiCSVCells[names[i]]
+		if !ok && strings.HasPrefix(names[i], "ecc.") {
+			cell, ok = "ecc", true
+		}
+		if ok && (len(errs) == 0 || errs[len(errs)-1] != cell) {
+			errs = append(errs, cell)
+		}
+	}
+	return errs
 }
 
 func isCSVHeader(fields []string) bool {
