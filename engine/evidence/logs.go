@@ -200,6 +200,11 @@ type GPU struct {
 	Utilization float64 `json:"utilization"`
 	MemoryUsed  float64 `json:"memoryUsedMiB"`
 	MemoryTotal float64 `json:"memoryTotalMiB"`
+	// ErrCells names the cells of the GPU's table rows that read "ERR!"
+	// (the driver could not read that value): "name", "fan", "temp", "perf",
+	// "power", "disp", "ecc", "memory", "util", "compute". What they mean
+	// is for the rules to judge.
+	ErrCells []string `json:"errCells,omitempty"`
 }
 
 // RayStatus is parsed `ray status` output.

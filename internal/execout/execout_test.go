@@ -60,6 +60,43 @@ func TestParseNvidiaSMI(t *testing.T) {
 			},
 			AvgUtilization: 13,
 		}},
+		// A GPU the driver can no longer read prints ERR! in its cells,
+		// its name included (GPU 1, as in NVIDIA/open-gpu-kernel-modules#446);
+		// a lone ERR! power draw (GPU 2, Azure/azhpc-diagnostics#77) or
+		// ECC column (GPU 3) is reported too: judging it is the rules' part.
+		{"nvidia-smi-err.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "Tesla V100-SXM2...", Utilization: 88, MemoryUsed: 28140, MemoryTotal: 32510},
+				{Index: 1, Name: "ERR!", MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"name", "ecc", "fan", "temp", "perf", "power", "util"}},
+				{Index: 2, Name: "Tesla V100-SXM2...", Utilization: 91, MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"power"}},
+				{Index: 3, Name: "Tesla V100-SXM2...", Utilization: 90, MemoryUsed: 28140, MemoryTotal: 32510,
+					ErrCells: []string{"ecc"}},
+			},
+			AvgUtilization: 67.25, Processes: 4,
+		}},
+		// The wider table of drivers 525 and later; a lone fan ERR! (GPU 2).
+		{"nvidia-smi-err-550.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920},
+				{Index: 1, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920,
+					ErrCells: []string{"ecc", "fan", "temp", "perf", "power", "util"}},
+				{Index: 2, Name: "NVIDIA A100-SXM4-80GB", MemoryUsed: 1, MemoryTotal: 81920,
+					ErrCells: []string{"fan"}},
+			},
+		}},
+		// The query form prints NVML's error in brackets where it could
+		// not read a value; the cells are named as in the table.
+		{"nvidia-smi-csv-err.txt", evidence.NvidiaSMI{
+			GPUs: []evidence.GPU{
+				{Index: 0, Name: "NVIDIA A100-SXM4-80GB", Utilization: 97, MemoryUsed: 61234, MemoryTotal: 81920},
+				{Index: 1, Name: "NVIDIA A100-SXM4-80GB", ErrCells: []string{"temp", "util", "memory"}},
+				{Index: 2, Name: "NVIDIA A100-SXM4-80GB", MemoryTotal: 81920, ErrCells: []string{"temp", "util"}},
+				{Index: 3, Name: "NVIDIA A100-SXM4-80GB", Utilization: 95, MemoryUsed: 61180, MemoryTotal: 81920, ErrCells: []string{"fan"}},
+			},
+			AvgUtilization: 48,
+		}},
 		{"nvidia-smi-error.txt", evidence.NvidiaSMI{
 			GPUs:  []evidence.GPU{},
 			Error: "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error",

@@ -32,6 +32,8 @@ var (
 	// "4MiB /  81559MiB" – memory cell.
 	smiMemory = regexp.MustCompile(`(\d+)\s*MiB\s*/\s*(\d+)\s*MiB`)
 	smiUtil   = regexp.MustCompile(`(\d+)\s*%`)
+	// "[Unknown Error]", "[N/A]" – a bracketed CSV field.
+	smiBracketed = regexp.MustCompile(`\[[^\]]*\]`)
 	// "|    0   N/A  N/A     12345      C   python   70000MiB |"
 	smiProcess = regexp.MustCompile(`^\|\s+\d+\s+(?:\S+\s+\S+\s+)?\d+\s+(?:C|G|C\+G|M|M\+C)\s+`)
 )
@@ -47,8 +49,12 @@ func ParseNvidiaSMI(r io.Reader) (*evidence.NvidiaSMI, error) {
 	}
 	out := &evidence.NvidiaSMI{GPUs: []evidence.GPU{}}
 	for _, l := range ls {
+		// A query field nvidia-smi could not read ("[Unknown Error]")
+		// is a value of the row, reported per GPU, not a failure of
+		// the command.
+		bare := smiBracketed.ReplaceAllString(l, "")
 		for _, f := range nvidiaSMIFailures {
-			if strings.Contains(l, f) && out.Error == "" {
+			if strings.Contains(bare, f) && out.Error == "" {
 				out.Error = strings.TrimSpace(l)
 			}
 		}
@@ -115,6 +121,7 @@ func parseSMITable(ls []string, out *evidence.NvidiaSMI) {
 		if mu := smiUtil.FindStringSubmatch(nc[len(nc)-1]); mu != nil {
 			g.Utilization = quantity(mu[1])
 		}
+		g.ErrCells = smiErrCells(g.Name, cells, nc)
 		out.GPUs = append(out.GPUs, g)
 	}
 }
@@ -169,6 +176,7 @@ func parseSMICSV(ls []string, out *evidence.NvidiaSMI) error {
 		if v, ok := get("memory.total"); ok {
 			g.MemoryTotal = mib(v)
 		}
+		g.ErrCells = csvErrCells(col, fields)
 		out.GPUs = append(out.GPUs, g)
 		sawRow = true
 	}
@@ -176,6 +184,58 @@ func parseSMICSV(ls []string, out *evidence.NvidiaSMI) error {
 		return fmt.Errorf("nvidia-smi: %w", errUnrecognised)
 	}
 	return nil
+}
+
+// smiCSVCells names, for the query columns whose value nvidia-smi could
+// not read, the cell of the plain table that shows the same value, so
+// that both formats report the same names.
+var smiCSVCells = map[string]string{
+	"name":            "name",
+	"fan.speed":       "fan",
+	"temperature.gpu": "temp",
+	"pstate":          "perf",
+	"power.draw":      "power",
+	"memory.used":     "memory",
+	"memory.total":    "memory",
+	"memory.free":     "memory",
+	"utilization.gpu": "util",
+	"compute_mode":    "compute",
+}
+
+// smiCSVErrValues are what nvidia-smi prints in a CSV field it could not
+// read: NVML's error in brackets ("[Unknown Error]", "[GPU requires
+// reset]", "[GPU is lost]"). "[N/A]" and "[Not Supported]" are normal.
+func isSMICSVErr(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "[unknown error]", "[gpu requires reset]", "[gpu is lost]", "err!":
+		return true
+	}
+	return false
+}
+
+// csvErrCells names the cells of one CSV row that nvidia-smi could not
+// read, in column order.
+func csvErrCells(col map[string]int, fields []string) []string {
+	names := make([]string, len(fields))
+	for name, i := range col {
+		if i < len(fields) {
+			names[i] = name
+		}
+	}
+	var errs []string
+	for i, f := range fields {
+		if !isSMICSVErr(f) {
+			continue
+		}
+		cell, ok := smiCSVCells[names[i]]
+		if !ok && strings.HasPrefix(names[i], "ecc.") {
+			cell, ok = "ecc", true
+		}
+		if ok && (len(errs) == 0 || errs[len(errs)-1] != cell) {
+			errs = append(errs, cell)
+		}
+	}
+	return errs
 }
 
 func isCSVHeader(fields []string) bool {
@@ -210,4 +270,67 @@ func mib(s string) float64 {
 func round2(v float64) float64 {
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(v, 'f', 2, 64), 64)
 	return f
+}
+
+// smiErrRead is what nvidia-smi prints in a cell it could not read.
+const smiErrRead = "ERR!"
+
+// smiErrCells names the cells of a GPU's two table rows that read "ERR!"
+// (its name too, which a lost GPU prints as ERR!): the first row is
+// "index name persistence | bus-id disp.A | ECC", the
+// second "fan temp perf power/cap | memory | util compute". The driver
+// prints ERR! where NVML failed to read a value; which of them matter is
+// for the rules to decide, so every one is reported, in table order.
+func smiErrCells(gpuName string, first, second []string) []string {
+	var errs []string
+	add := func(name string) {
+		if len(errs) == 0 || errs[len(errs)-1] != name {
+			errs = append(errs, name)
+		}
+	}
+	if gpuName == smiErrRead {
+		add("name")
+	}
+	if len(first) > 1 && strings.Contains(first[1], smiErrRead) {
+		add("disp")
+	}
+	if len(first) > 2 && strings.Contains(first[2], smiErrRead) {
+		add("ecc")
+	}
+	if len(second) > 0 {
+		for _, name := range smiSensorErrs(second[0]) {
+			add(name)
+		}
+	}
+	if len(second) > 1 && strings.Contains(second[1], smiErrRead) {
+		add("memory")
+	}
+	if len(second) > 2 {
+		f := strings.Fields(second[2])
+		if len(f) > 0 && f[0] == smiErrRead {
+			add("util")
+		}
+		if len(f) > 1 && f[1] == smiErrRead {
+			add("compute")
+		}
+	}
+	return errs
+}
+
+// smiSensorErrs reads the "fan temp perf usage / cap" cell: the fields
+// before the slash are fan, temperature, performance state and power
+// draw (in every driver's layout), the one after it the power cap.
+func smiSensorErrs(cell string) []string {
+	left, right, _ := strings.Cut(cell, "/")
+	names := []string{"fan", "temp", "perf", "power"}
+	var errs []string
+	for i, f := range strings.Fields(left) {
+		if f == smiErrRead && i < len(names) {
+			errs = append(errs, names[i])
+		}
+	}
+	if strings.Contains(right, smiErrRead) && (len(errs) == 0 || errs[len(errs)-1] != "power") {
+		errs = append(errs, "power")
+	}
+	return errs
 }

@@ -8,9 +8,11 @@
 #   thermal or power violation, graded as a warning); the node carries a
 #   GPU fault taint; a health event names such a fault; or the device
 #   plugin advertises fewer allocatable GPUs than the node has, because it
-#   found some unhealthy. Conditions and events that name only application
-#   Xids (13, 31, 43, 45, 68), or an agent that lost its connection to
-#   DCGM, are not GPU faults.
+#   found some unhealthy. Problem conditions named like positive ones
+#   ("GpuUnhealthy") are faults when True. Conditions and events that name
+#   only application Xids (13, 31, 43, 45, 68), an agent that lost its
+#   connection to DCGM, or a missing IMEX daemon on an idle node, are not
+#   GPU faults.
 # custom:
 #   category: node.gpu-hardware
 #   severity: critical
@@ -30,7 +32,7 @@
 #   zh:
 #     title: 节点健康代理报告作业所在节点的 GPU 故障
 #     description: |
-#       作业所用的 GPU 节点被健康代理或设备插件标记为故障：NVIDIA NVSentinel、AKS 或自定义的 Node Problem Detector、GKE 设备插件或 EKS 节点监控代理设置的节点状况报告了 Xid、ECC、NVLink、Fabric 或 GPU 丢失故障（过热或功率违规按警告处理）；节点带有 GPU 故障污点；健康事件指出了此类故障；或者设备插件发现部分 GPU 不健康，上报的可分配 GPU 少于节点实际拥有的数量。只涉及应用 Xid（13、31、43、45、68）的状况和事件，以及代理与 DCGM 断开连接，都不算 GPU 故障。
+#       作业所用的 GPU 节点被健康代理或设备插件标记为故障：NVIDIA NVSentinel、AKS 或自定义的 Node Problem Detector、GKE 设备插件或 EKS 节点监控代理设置的节点状况报告了 Xid、ECC、NVLink、Fabric 或 GPU 丢失故障（过热或功率违规按警告处理）；节点带有 GPU 故障污点；健康事件指出了此类故障；或者设备插件发现部分 GPU 不健康，上报的可分配 GPU 少于节点实际拥有的数量。名称类似正面状况的问题状况（如 "GpuUnhealthy"）在取值为 True 时属于故障。只涉及应用 Xid（13、31、43、45、68）的状况和事件、代理与 DCGM 断开连接，以及空闲节点上缺少 IMEX 守护进程，都不算 GPU 故障。
 package traindoc.rules.node.gpu_health
 
 import data.traindoc.lib.gpu
@@ -62,7 +64,12 @@ _fault_text := `(?i)\bxid\b|fallen off the bus|uncorrectable ECC|double[- ]bit|r
 # Positive conditions (GpuHealthy, NvidiaGPUReady, AcceleratedHardwareReady)
 # are faults when False; problem conditions (GpuXidError, GPUProblem,
 # GpuNvlinkWatch) when True.
-_positive(t) if regex.match(`(?i)(healthy|health|ok|ready|available|present)$`, t)
+# "GpuUnhealthy", "GPUNotReady" end like positive names but are problem
+# conditions: True when the GPU is unhealthy.
+_positive(t) if {
+	regex.match(`(?i)(healthy|health|ok|ready|available|present)$`, t)
+	not regex.match(`(?i)(un|not_?|non-?)(healthy|ready|available|present)$`, t)
+}
 
 _faulty_condition(c) if {
 	not c.type in _standard
@@ -97,6 +104,22 @@ _text(c) := sprintf("%s %s %s", [c.type, object.get(c, "reason", ""), object.get
 _not_a_gpu_fault(c) if gpu.only_app_xids(_text(c))
 
 _not_a_gpu_fault(c) if object.get(c, "reason", "") in {"DCGMError", "DCGMConnectionError"}
+
+# NVSentinel conditions whose every entry is about the agent or a daemon,
+# not the GPU: DCGM unreachable (DCGM_CONNECTIVITY_ERROR, while the GPU
+# operator reinstalls after a reboot: NVIDIA/NVSentinel#1034, #1423), or
+# no IMEX daemon on an idle GB200/GB300 node (DCGM_FR_IMEX_UNHEALTHY
+# "IMEX daemon status is -3", NVIDIA/aicr#2641). Entries are separated by
+# ";"; any other entry keeps the condition a fault.
+_agent_codes := `(?i)DCGM_CONNECTIVITY_ERROR|DCGM_FR_IMEX_UNHEALTHY|IMEX daemon status is`
+
+_not_a_gpu_fault(c) if {
+	entries := [e | some e in split(object.get(c, "message", ""), ";"); regex.match(`\w`, e); not regex.match(`^\s*Recommended Action=\w*\s*$`, e)]
+	count(entries) > 0
+	every e in entries {
+		regex.match(_agent_codes, e)
+	}
+}
 
 # Thermal, power and PCIe replay watches report a degraded GPU, not a
 # failed one.

@@ -100,3 +100,88 @@ test_quiet_on_app_xid_event if {
 	}
 	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [], "events": [e]}
 }
+
+# A problem condition named like a positive one: True is the fault.
+test_fires_on_gpu_unhealthy_true if {
+	c := {"type": "GpuUnhealthy", "status": "True", "reason": "XidCriticalError", "message": "GPU-3b6ec030 Xid 94 contained ECC error"}
+	n := _node("gpu-node-4", [_ready, c], [], "8", "8")
+	count(gpu_health.findings) == 1 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+test_quiet_on_gpu_unhealthy_false if {
+	c := {"type": "GpuUnhealthy", "status": "False", "reason": "GpuHealthy", "message": ""}
+	n := _node("gpu-node-4", [_ready, c], [], "8", "8")
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+# NVIDIA/aicr#2641: no IMEX daemon on an idle GB300 node, the links fine.
+test_quiet_on_imex_daemon_not_ready if {
+	c := {
+		"type": "GpuNvlinkWatch", "status": "True", "reason": "GpuNvlinkWatchIsNotHealthy",
+		"message": "ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0 GPU_UUID:GPU-bb3e1419-2c44-11f0-9a1b-0242ac120002 IMEX daemon status is -3 (not READY) Recommended Action=NONE;",
+	}
+	n := _node("gb300-node-1", [_ready, c], [], "4", "4")
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+# The same condition holding a real fault beside it stays a fault.
+test_fires_on_nvlink_watch_with_imex_and_link_fault if {
+	c := {
+		"type": "GpuNvlinkWatch", "status": "True", "reason": "GpuNvlinkWatchIsNotHealthy",
+		"message": "ErrorCode:DCGM_FR_IMEX_UNHEALTHY GPU:0 PCI:0000:9d:00.0 IMEX daemon status is -3 (not READY) Recommended Action=NONE;ErrorCode:DCGM_FR_NVLINK_DOWN GPU:1 PCI:0000:9e:00.0 GPU 1's NvLink link 3 is currently down Recommended Action=RESTART_BM;",
+	}
+	n := _node("gb300-node-1", [_ready, c], [], "4", "4")
+	count(gpu_health.findings) == 1 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+test_quiet_on_dcgm_connectivity_error if {
+	c := {
+		"type": "GpuDcgmConnectivityFailure", "status": "True", "reason": "GpuDcgmConnectivityFailureIsNotHealthy",
+		"message": "ErrorCode:DCGM_CONNECTIVITY_ERROR Failed to connect to DCGM hostengine Recommended Action=CONTACT_SUPPORT;",
+	}
+	n := _node("gpu-node-6", [_ready, c], [], "8", "8")
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+# NVIDIA/NVSentinel#911: a fatal DCGM memory watch tripped by Xid 31, an
+# application's page fault.
+test_quiet_on_mem_watch_app_xid_31 if {
+	c := {
+		"type": "GpuMemWatch", "status": "True", "reason": "GpuMemWatchIsNotHealthy",
+		"message": "ErrorCode:DCGM_FR_XID_ERROR GPU:4 PCI:0000:c4:00.0 GPU_UUID:GPU-d1816eb1-2926-4fbc-13f6-1cf1ba1b921b Detected XID 31 for GPU 4 Please consult the documentation for details of this XID. Recommended Action=NONE;",
+	}
+	n := _node("gpu-node-8", [_ready, c], [], "8", "8")
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [n], "events": []}
+}
+
+# NVIDIA/NVSentinel#973: an uncontained ECC error (Xid 95) in GpuAllWatch.
+test_fires_on_all_watch_xid_95 if {
+	c := {
+		"type": "GpuAllWatch", "status": "True", "reason": "GpuAllWatchIsNotHealthy",
+		"message": "ErrorCode:DCGM_FR_UNCONTAINED_ERROR GPU:0 PCI:0000:16:00.0 GPU_UUID:GPU-65e4956a-8db1-af7f-47f8-b355e3b7bf07 GPU had an uncontained error (XID 95) Drain the GPU and reset it or reboot the node. Recommended Action=RESTART_VM;",
+	}
+	n := _node("gpu-node-9", [_ready, c], [], "8", "8")
+	fs := gpu_health.findings with input as {"phase": "Failed", "nodes": [n], "events": []}
+	count(fs) == 1
+	some f in fs
+	f.severity == "critical"
+}
+
+# NVIDIA/NVSentinel#768: a non-fatal power watch is an event the GPU keeps
+# working through.
+test_quiet_on_power_watch_event if {
+	e := {
+		"type": "Warning", "reason": "GpuPowerWatchIsNotHealthy",
+		"message": "ErrorCode:DCGM_FR_CLOCK_THROTTLE_POWER GPU:0 PCI:0000:0f:00.0 GPU_UUID:GPU-8598879c-4839-1709-231e-36a2b2844bca Detected clocks event due to power violation in GPU 0. Monitor the power conditions. This GPU can still perform workload. Recommended Action=NONE;",
+		"object": {"kind": "Node", "name": "gpu-node-2"}, "count": 1, "lastTimestamp": "2026-03-01T10:00:00Z",
+	}
+	count(gpu_health.findings) == 0 with input as {"phase": "Failed", "nodes": [_node("gpu-node-2", [_ready], [], "8", "8")], "events": [e]}
+}
+
+# The device plugin took every GPU of the node out after a fault
+# ("nvidia.com/gpu: 0" allocatable).
+test_fires_on_zero_allocatable if {
+	fs := gpu_health.findings with input as {"phase": "Failed", "nodes": [_node("gpu-node-5", [_ready], [], "8", "0")], "events": []}
+	some f in fs
+	f.params.detail == "allocatable nvidia.com/gpu 0 of 8"
+}

@@ -8,7 +8,9 @@
 #   errors since the driver loaded, a reset or drain the driver asks for, a
 #   failed NVSwitch fabric, NVLink links that are down while others are up,
 #   a hardware thermal or power-brake slowdown that throttles the clocks,
-#   a table row that reads ERR! in every sensor cell or in the ECC column,
+#   a table row that reads ERR! in every sensor cell or in the ECC column
+#   (in the parsed plain `nvidia-smi` table: ERR! in any cell but the fan
+#   and the power draw),
 #   or "No devices were found" in a pod that was given GPUs. Healthy values
 #   ("Pending : No", "Not Active", retired-page counts of 0, a software
 #   power cap at full load) and a lone ERR! in the power or fan cell (a
@@ -34,7 +36,7 @@
 #   zh:
 #     title: nvidia-smi 显示 GPU 故障或性能降级
 #     description: |
-#       从 Pod 收集的 nvidia-smi 输出（`nvidia-smi -q`、`-q -d ECC,ROW_REMAPPER,PERFORMANCE`、`nvidia-smi nvlink -s`，保存在 exec/<pod>/ 下）显示某块 GPU 故障或性能降级：行重映射失败、重映射或页退役等待重置、驱动加载后出现不可纠正的 ECC 错误、驱动要求重置或排空、NVSwitch Fabric 失败、部分 NVLink 链路断开而其他链路正常、硬件过热与电源制动导致降频、表格中某块 GPU 的各传感器栏或 ECC 栏显示 ERR!，或者已分配 GPU 的 Pod 中出现 "No devices were found"。健康的取值（"Pending : No"、"Not Active"、退役页数为 0、满载时的软件功率上限）以及仅功率或风扇栏出现的 ERR!（传感器读数的暂时失败）不会产生结论。
+#       从 Pod 收集的 nvidia-smi 输出（`nvidia-smi -q`、`-q -d ECC,ROW_REMAPPER,PERFORMANCE`、`nvidia-smi nvlink -s`，保存在 exec/<pod>/ 下）显示某块 GPU 故障或性能降级：行重映射失败、重映射或页退役等待重置、驱动加载后出现不可纠正的 ECC 错误、驱动要求重置或排空、NVSwitch Fabric 失败、部分 NVLink 链路断开而其他链路正常、硬件过热与电源制动导致降频、表格中某块 GPU 的各传感器栏或 ECC 栏显示 ERR!（在解析后的 `nvidia-smi` 表格中，即风扇与功率以外的任一栏显示 ERR!），或者已分配 GPU 的 Pod 中出现 "No devices were found"。健康的取值（"Pending : No"、"Not Active"、退役页数为 0、满载时的软件功率上限）以及仅功率或风扇栏出现的 ERR!（传感器读数的暂时失败）不会产生结论。
 package traindoc.rules.node.gpu_smi
 
 import data.traindoc.lib.gpu
@@ -126,7 +128,7 @@ _checks := [
 	# alone is a transient sensor read and says nothing.
 	{
 		"re": `\|\s*ERR!\s+ERR!\s+ERR!|(?:On|Off)\s*\|\s*[0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7]\s+(?:On|Off|N/A)\s*\|\s*ERR!\s*\|`,
-		"fault": {"en": "its row reads ERR! (the driver can no longer read the GPU's sensors or ECC state)", "zh": "其所在行显示 ERR!（驱动已无法读取该 GPU 的传感器或 ECC 状态）"},
+		"fault": _err_fault,
 		"action": _lost, "severity": "critical",
 	},
 	{
@@ -256,9 +258,32 @@ _pod_gpus(pod) := sum([n |
 	n := to_number(object.get(c, ["limits", "nvidia.com/gpu"], object.get(c, ["requests", "nvidia.com/gpu"], "0")))
 ])
 
+# The parsed plain `nvidia-smi` table names, per GPU, the cells that read
+# ERR! (errCells). ERR! in the ECC column, or in a reading other than the
+# fan and the power draw (temperature, performance state, memory,
+# utilization), means the driver can no longer read the GPU. An ERR! in
+# the power or fan cell alone is a transient sensor read
+# (Azure/azhpc-diagnostics#77) and says nothing.
+_transient_cells := {"power", "fan"}
+
+_issues_err_cells(pod) := [i |
+	smi := object.get(pod, ["exec", "nvidiaSmi"], {})
+	some g in object.get(smi, "gpus", [])
+	cells := object.get(g, "errCells", [])
+	count({c | some c in cells} - _transient_cells) > 0
+	o := {"name": "nvidia-smi", "file": object.get(smi, "file", "")}
+	line := sprintf("ERR! in %s", [concat(", ", cells)])
+	i := _issue(o, {"gpu": sprintf("%d", [g.index])}, _err_fault, _lost, "critical", line)
+]
+
+_err_fault := {
+	"en": "its row reads ERR! (the driver can no longer read the GPU's sensors or ECC state)",
+	"zh": "其所在行显示 ERR!（驱动已无法读取该 GPU 的传感器或 ECC 状态）",
+}
+
 _all_issues(pod) := array.concat(
 	array.concat(array.concat(_issues(pod), _issues_nvlink(pod)), array.concat(_issues_all_inactive(pod), _issues_fabric(pod))),
-	_issues_no_devices(pod),
+	array.concat(_issues_no_devices(pod), _issues_err_cells(pod)),
 )
 
 findings contains f if {

@@ -210,3 +210,39 @@ test_quiet_on_no_devices_without_gpus if {
 	pod := _gpu_pod("0", {"other": [{"name": "nvidia-smi-q", "file": "exec/w-2/nvidia-smi-q.txt", "text": "No devices were found\n"}]})
 	count(gpu_smi.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
 }
+
+# The parsed plain `nvidia-smi` table: the parser names the cells that read
+# ERR! for each GPU.
+_smi_pod(gpus) := {
+	"name": "w-2", "namespace": "ml", "phase": "Running", "nodeName": "gpu-node-9", "conditions": [], "containers": [],
+	"exec": {"nvidiaSmi": {"file": "exec/ml/w-2/nvidia-smi.txt", "gpus": gpus, "avgUtilization": 0, "processes": 0}},
+}
+
+test_fires_on_parsed_err_row if {
+	pod := _smi_pod([
+		{"index": 0, "utilization": 88},
+		{"index": 1, "utilization": 0, "errCells": ["ecc", "fan", "temp", "perf", "power", "util"]},
+	])
+	fs := gpu_smi.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	f.params.gpu == "1"
+	f.severity == "critical"
+	f.evidence[0].file == "exec/ml/w-2/nvidia-smi.txt"
+	f.evidence[0].text == "GPU 1: ERR! in ecc, fan, temp, perf, power, util"
+}
+
+test_fires_on_parsed_err_ecc_column if {
+	fs := gpu_smi.findings with input as {"phase": "Failed", "pods": [_smi_pod([{"index": 3, "utilization": 90, "errCells": ["ecc"]}])]}
+	count(fs) == 1
+}
+
+test_quiet_on_lone_power_or_fan_err if {
+	pod := _smi_pod([
+		{"index": 0, "utilization": 91, "errCells": ["power"]},
+		{"index": 1, "utilization": 0, "errCells": ["fan"]},
+		{"index": 2, "utilization": 0, "errCells": ["fan", "power"]},
+		{"index": 3, "utilization": 95},
+	])
+	count(gpu_smi.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}

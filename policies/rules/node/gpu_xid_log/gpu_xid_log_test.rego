@@ -163,3 +163,60 @@ test_fires_log_echo_defers_to_kernel_log if {
 	some f in fs
 	f.params.xid == "79"
 }
+
+# nvidia-smi inside the pod: "Failed to initialize NVML: Unknown Error"
+# with no Xid is the container losing its device nodes, a platform
+# problem (exec.cuda-env), not a GPU to drain the node for.
+_nvml_pod(extra) := object.union(_pod({}), {"exec": object.union(
+	{"nvidiaSmi": {"file": "exec/ml/w-5/nvidia-smi.txt", "gpus": [], "error": "Failed to initialize NVML: Unknown Error"}},
+	extra,
+)})
+
+test_fires_nvml_unknown_error_is_lost_device_access if {
+	fs := gpu_xid_log.findings with input as {"phase": "Failed", "pods": [_nvml_pod({})]}
+	count(fs) == 1
+	some f in fs
+	f.category == "exec.cuda-env"
+	f.owner == "platform"
+	f.params.access
+	f.subject.name == "w-5"
+	f.evidence[0].file == "exec/ml/w-5/nvidia-smi.txt"
+}
+
+test_quiet_nvml_unknown_error_is_no_hardware_fault if {
+	fs := gpu_xid_log.findings with input as {"phase": "Failed", "pods": [_nvml_pod({})]}
+	every f in fs {
+		object.get(f, "category", "node.gpu-hardware") != "node.gpu-hardware"
+	}
+}
+
+# With Xid 79 in the pod's kernel log the GPU is lost: the NVML error is
+# its echo, and the node is at fault.
+test_fires_nvml_unknown_error_with_xid_79_is_hardware if {
+	kernel := "[Sun Mar  1 09:58:00 2026] NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
+	pod := _nvml_pod({"other": [{"name": "dmesg", "file": "exec/ml/w-5/dmesg.txt", "text": kernel}]})
+	fs := gpu_xid_log.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	not f.category
+	f.params.xid == "79"
+}
+
+# The container's own log names a specific cause: it keeps it.
+test_quiet_nvml_unknown_error_beside_specific_cause if {
+	pod := object.union(_nvml_pod({}), {"containers": [object.union(_pod({}).containers[0], {"logs": [{
+		"file": "logs/w-5/pytorch.log", "previous": false, "lines": 10, "tail": [],
+		"matches": {"exec.cuda-oom": _m("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB")},
+	}]})]})
+	count(gpu_xid_log.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+# "Unable to determine the device handle ...: Unknown Error" is still a
+# lost GPU.
+test_fires_device_handle_unknown_error_is_lost_gpu if {
+	pod := object.union(_pod({}), {"exec": {"nvidiaSmi": {"file": "exec/ml/w-5/nvidia-smi.txt", "gpus": [], "error": "Unable to determine the device handle for GPU0000:3B:00.0: Unknown Error"}}})
+	fs := gpu_xid_log.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	not f.category
+}
