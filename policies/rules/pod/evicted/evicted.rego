@@ -36,8 +36,14 @@ _resource(msg) := m[0][1] if {
 	m := regex.find_all_string_submatch_n(`(?:low on resource: |enough resource: |devices unavailable for )([A-Za-z0-9./_-]+[A-Za-z0-9])`, msg, 1)
 	count(m) > 0
 } else := "ephemeral-storage" if {
-	regex.match(`(?i)ephemeral|local storage|emptyDir usage`, msg)
+	regex.match(`(?i)ephemeral|local storage|emptyDir usage|EmptyDir volume`, msg)
+} else := _pressure_resource[m[0][1]] if {
+	# Admission under pressure: "The node had condition: [DiskPressure]."
+	m := regex.find_all_string_submatch_n(`had condition: \[(\w+)\]`, msg, 1)
+	count(m) > 0
 } else := ""
+
+_pressure_resource := {"MemoryPressure": "memory", "DiskPressure": "ephemeral-storage", "PIDPressure": "pids"}
 
 # Pod status reason Evicted, or a rejection at kubelet admission.
 findings contains f if {
@@ -90,7 +96,7 @@ findings contains f if {
 	c.type == "DisruptionTarget"
 	c.status == "True"
 	c.reason in {"EvictionByEvictionAPI", "TerminationByKubelet"}
-	cause := {"EvictionByEvictionAPI": "drain", "TerminationByKubelet": "pressure"}[c.reason]
+	cause := _condition_cause(c)
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
 		"params": {"cause": cause, "resource": _resource(object.get(c, "message", ""))},
@@ -99,6 +105,22 @@ findings contains f if {
 		"owner": _owner(object.get(c, "message", "")),
 	}
 }
+
+# The kubelet sets TerminationByKubelet both for pressure evictions and for
+# a graceful node shutdown; the message tells them apart.
+_condition_cause(c) := "drain" if c.reason == "EvictionByEvictionAPI"
+
+_condition_cause(c) := "shutdown" if {
+	c.reason == "TerminationByKubelet"
+	_shutdown_text(object.get(c, "message", ""))
+}
+
+_condition_cause(c) := "pressure" if {
+	c.reason == "TerminationByKubelet"
+	not _shutdown_text(object.get(c, "message", ""))
+}
+
+_shutdown_text(msg) if regex.match(`(?i)node shutdown|node is shutting down`, msg)
 
 _pod_reason_hit(pod) if _pod_cause(object.get(pod, "reason", ""), object.get(pod, "message", ""))
 
@@ -119,6 +141,8 @@ findings contains f if {
 
 _event_cause(msg) := "drain" if {
 	regex.match(`(?i)eviction API|drain`, msg)
+} else := "shutdown" if {
+	_shutdown_text(msg)
 } else := "pressure"
 
 _has_pod_finding(name) if {
@@ -139,5 +163,5 @@ _has_pod_finding(name) if {
 # A pod that outgrew its own ephemeral-storage or emptyDir limit was evicted
 # for its own usage: the job's to fix.
 _owner(msg) := "user" if {
-	regex.match(`(?i)exceeds the total limit of containers|exceeded its local ephemeral storage limit|emptyDir usage exceeds`, msg)
+	regex.match(`(?i)exceeds the total limit of containers|exceeded its local ephemeral storage limit|emptyDir usage exceeds|Usage of EmptyDir volume "[^"]*" exceeds the limit`, msg)
 } else := "platform"
