@@ -33,7 +33,7 @@ import data.traindoc.lib.k8s
 # The resource a message names: "low on resource: memory", "Node didn't
 # have enough resource: nvidia.com/gpu", "ephemeral local storage usage".
 _resource(msg) := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`(?:low on resource: |enough resource: |devices unavailable for )([A-Za-z0-9./_-]+[A-Za-z0-9])`, msg, 1)
+	m := regex.find_all_string_submatch_n(`(?:low on resource: |enough resource: |devices unavailable for |cannot allocate unhealthy devices )([A-Za-z0-9./_-]+[A-Za-z0-9])`, msg, 1)
 	count(m) > 0
 } else := "ephemeral-storage" if {
 	regex.match(`(?i)ephemeral|local storage|emptyDir usage|EmptyDir volume`, msg)
@@ -128,16 +128,25 @@ _pod_reason_hit(pod) if _pod_cause(object.get(pod, "reason", ""), object.get(pod
 findings contains f if {
 	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
-	e.reason in {"Evicted", "Evicting"}
+	cause := _event_kind(e)
 	not _has_pod_finding(e.object.name)
 	f := {
 		"subject": {"kind": "Pod", "name": e.object.name},
-		"params": {"cause": _event_cause(e.message), "resource": _resource(e.message)},
+		"params": {"cause": cause, "resource": _resource(e.message)},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 		"owner": _owner(e.message),
 	}
 }
+
+# The kubelet's admission refusals are events too: UnexpectedAdmissionError
+# when the device plugin cannot hand out the GPUs the scheduler counted,
+# OutOf<resource> when the node's allocatable shrank under the pod.
+_event_kind(e) := _event_cause(e.message) if e.reason in {"Evicted", "Evicting"}
+
+_event_kind(e) := "admission" if e.reason == "UnexpectedAdmissionError"
+
+_event_kind(e) := "admission" if startswith(e.reason, "OutOf")
 
 _event_cause(msg) := "drain" if {
 	regex.match(`(?i)eviction API|drain`, msg)

@@ -88,3 +88,24 @@ test_fires_emptydir_limit_is_user if {
 	f.owner == "user"
 	f.params.resource == "ephemeral-storage"
 }
+
+# The device plugin lost a GPU the scheduler counted; only the event is
+# left (kubernetes/kubernetes#130145 for the wording).
+test_fires_unexpected_admission_event if {
+	e := {
+		"type": "Warning", "reason": "UnexpectedAdmissionError", "count": 1,
+		"message": "Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. Requested: 8, Available: 7, which is unexpected",
+		"object": {"kind": "Pod", "name": "w-3"}, "firstTime": "2026-03-01T10:00:00Z",
+	}
+	fs := evicted.findings with input as {"pods": [], "events": [e]}
+	some f in fs
+	f.params == {"cause": "admission", "resource": "nvidia.com/gpu"}
+}
+
+test_quiet_other_kubelet_warning if {
+	e := {
+		"type": "Warning", "reason": "FailedPreStopHook", "count": 1, "message": "PreStopHook failed",
+		"object": {"kind": "Pod", "name": "w-3"}, "firstTime": "2026-03-01T10:00:00Z",
+	}
+	count(evicted.findings) == 0 with input as {"pods": [], "events": [e]}
+}
