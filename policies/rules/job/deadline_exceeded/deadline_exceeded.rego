@@ -39,14 +39,14 @@ _deadline := sprintf("%d", [d]) if {
 	x := m[0][1]
 } else := ""
 
-# A deadline in the reason (batch Job and RayJob DeadlineExceeded, Kueue's
-# MaximumExecutionTimeExceeded) or in the message of the Kubeflow operators
+# A deadline in the reason (batch Job and RayJob DeadlineExceeded) or in
+# the message of the Kubeflow operators
 # ("was active longer than specified deadline"). Not "DeadlineExceeded"
 # anywhere in a message: gRPC's "code = DeadlineExceeded" is a timeout of
 # some call, not the job's deadline.
-_reason_text := `^(\w*DeadlineExceeded|MaximumExecutionTimeExceeded)$`
+_reason_text := `^\w*DeadlineExceeded$`
 
-_message_text := `(?i)active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its (?:active )?deadline|exceeded the maximum execution time`
+_message_text := `(?i)active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its (?:active )?deadline`
 
 _says(reason, msg) if regex.match(_reason_text, reason)
 
