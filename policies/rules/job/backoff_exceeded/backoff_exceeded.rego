@@ -34,7 +34,11 @@ _limit := sprintf("%d", [l]) if {
 	l := input.spec.runPolicy.backoffLimit
 } else := ""
 
-_backoff_text := `(?i)BackoffLimitExceeded|backoff ?limit|reached the specified backoff`
+# The retry budget in each controller's words: batch Job and the Kubeflow
+# operators ("has reached the specified backoff limit"), Job's per-index
+# limit (MaxFailedIndexesExceeded, FailedIndexes), JobSet's maxRestarts
+# (ReachedMaxRestarts, which a TrainJob copies).
+_backoff_text := `(?i)BackoffLimitExceeded|backoff ?limit|reached the specified backoff|MaxFailedIndexesExceeded|maximal number of failed indexes|\bFailedIndexes\b|ReachedMaxRestarts|reaching max number of restarts`
 
 # Failed conditions of the job or a child object that name the backoff
 # limit; FailureTarget only when Failed is not yet set.
@@ -137,3 +141,33 @@ _severity := "info" if {
 	s.state == "terminated"
 	object.get(s, "exitCode", 0) != 0
 } else := "error"
+
+# The controller's event when no status says it (status not captured):
+# batch Job's BackoffLimitExceeded, the Kubeflow operators' <Kind>Failed
+# with the backoff message.
+findings contains f if {
+	count(_status_hits) == 0
+	some e in k8s.list(object.get(input, "events", []))
+	e.object.kind != "Pod"
+	_backoff_event(e)
+	f := {
+		"subject": {"kind": e.object.kind, "name": e.object.name},
+		"params": {"object": sprintf("%s %s", [e.object.kind, e.object.name]), "restarts": _retries, "limit": _limit},
+		"evidence": [k8s.event_evidence(e)],
+		"time": k8s.event_time(e),
+		"severity": _severity,
+	}
+}
+
+_backoff_event(e) if e.reason in {"BackoffLimitExceeded", "MaxFailedIndexesExceeded", "FailedIndexes", "ReachedMaxRestarts"}
+
+_backoff_event(e) if regex.match(`(?i)reached the specified backoff limit|reaching max number of restarts`, e.message)
+
+_status_hits contains 1 if _hit(object.get(_status, "conditions", []))
+
+_status_hits contains 1 if regex.match(_backoff_text, object.get(_status, "reason", ""))
+
+_status_hits contains 1 if {
+	some ch in k8s.list(object.get(input, "children", []))
+	_hit(ch.conditions)
+}

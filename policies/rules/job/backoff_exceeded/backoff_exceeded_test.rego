@@ -54,3 +54,42 @@ test_quiet_plain_failure_silent if {
 	r := {"kind": "RayJob", "name": "r", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 1}}, "status": {"conditions": [], "backoffCount": 1}}
 	count(backoff_exceeded.findings) == 0 with input as r
 }
+
+_job_event(reason, msg) := {
+	"type": "Normal", "reason": reason, "count": 1, "message": msg,
+	"object": {"kind": "PyTorchJob", "name": "bert"}, "firstTime": "2026-02-19T15:03:20Z",
+}
+
+# The operator's event when the status was not captured.
+test_fires_operator_event_without_status if {
+	e := _job_event("PyTorchJobFailed", "PyTorchJob bert has failed because it has reached the specified backoff limit")
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {"backoffLimit": 3}}, "status": {}, "events": [e]}
+	fs := backoff_exceeded.findings with input as j
+	count(fs) == 1
+	some f in fs
+	f.subject == {"kind": "PyTorchJob", "name": "bert"}
+	f.time == "2026-02-19T15:03:20Z"
+}
+
+# With the condition present, the event adds nothing.
+test_quiet_event_beside_condition if {
+	c := _failed("PyTorchJobFailed", "PyTorchJob bert has failed because it has reached the specified backoff limit")
+	e := _job_event("PyTorchJobFailed", c.message)
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Failed", "spec": {"runPolicy": {}}, "status": {"conditions": [c]}, "events": [e]}
+	count(backoff_exceeded.findings) == 1 with input as j
+}
+
+# JobSet's restart budget and Job's per-index budget.
+test_fires_jobset_max_restarts_and_failed_indexes if {
+	js := {"kind": "TrainJob", "name": "t", "phase": "Failed", "spec": {}, "status": {"conditions": [_failed("ReachedMaxRestarts", "jobset failed due to reaching max number of restarts")]}}
+	count(backoff_exceeded.findings) == 1 with input as js
+	idx := {"kind": "Job", "name": "j", "phase": "Failed", "spec": {}, "status": {"conditions": [_failed("FailedIndexes", "Job has failed indexes")]}}
+	count(backoff_exceeded.findings) == 1 with input as idx
+}
+
+# A JobSet failed because one child failed is not the retry budget: the
+# child's own condition says whether it was.
+test_quiet_jobset_failed_jobs if {
+	j := {"kind": "TrainJob", "name": "t", "phase": "Failed", "spec": {}, "status": {"conditions": [_failed("FailedJobs", "jobset failed due to one or more job failures (first failed job: t-node-0-0)")]}}
+	count(backoff_exceeded.findings) == 0 with input as j
+}

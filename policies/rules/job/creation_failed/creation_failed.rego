@@ -38,6 +38,11 @@ _conditions := k8s.list(object.get(object.get(input, "status", {}), "conditions"
 
 _quota := `exceeded quota|failed quota`
 
+# Races a controller retries on its next sync: an update conflict, a pod
+# the previous sync already created, an API server that was briefly slow.
+# They do not keep a job from starting.
+_transient := `(?i)the object has been modified|already exists|is being deleted|etcdserver: (?:request timed out|leader changed)|the server was unable to return a response in the time allotted|Too many requests, please try again later`
+
 # Event reasons of creation failures across controllers: training-operator
 # FailedCreatePod/FailedCreateService/FailedCreatePodGroup, Job and
 # ReplicaSet FailedCreate, Trainer TrainJobResourcesCreationFailed, JobSet
@@ -110,6 +115,7 @@ findings contains f if {
 	e.type == "Warning"
 	regex.match(_reason, e.reason)
 	not regex.match(_quota, e.message)
+	not regex.match(_transient, e.message)
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
 		"params": {"controller": _controller(e), "what": _what(e), "detail": _detail(e)},

@@ -52,3 +52,35 @@ test_quiet_quota_refusal_and_running_job_silent if {
 	r := {"kind": "PyTorchJob", "name": "bert", "phase": "Running", "status": {"conditions": []}, "pods": [{"name": "bert-worker-0"}], "events": [blip], "replicas": [g]}
 	count(creation_failed.findings) == 0 with input as r
 }
+
+# The batch Job controller under a JobSet: a missing service account.
+test_fires_job_missing_service_account if {
+	e := _event("Job", "dpo-node-0", "FailedCreate", `Error creating: pods "dpo-node-0-0-x7k2p" is forbidden: error looking up service account ml/trainer: serviceaccount "trainer" not found`)
+	j := {"kind": "TrainJob", "name": "dpo", "phase": "Pending", "status": {"conditions": []}, "pods": [], "events": [e], "replicas": [], "children": [{"kind": "Job", "name": "dpo-node-0", "conditions": []}]}
+	fs := creation_failed.findings with input as j
+	some f in fs
+	f.params.controller == "job-controller"
+	f.params.what == "Pod"
+	contains(f.params.detail, `serviceaccount "trainer" not found`)
+}
+
+# A policy webhook that denies the pods (Gatekeeper's wording).
+test_fires_gatekeeper_denial if {
+	e := _event("PyTorchJob", "bert", "FailedCreatePod", `Error creating: admission webhook "validation.gatekeeper.sh" denied the request: [no-privileged-containers] Privileged container is not allowed: pytorch, securityContext: {"privileged": true}`)
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Pending", "status": {"conditions": []}, "pods": [], "events": [e], "replicas": []}
+	fs := creation_failed.findings with input as j
+	some f in fs
+	startswith(f.params.detail, `admission webhook "validation.gatekeeper.sh" denied the request`)
+}
+
+# Races the controller retries are not why a job never started, even while
+# its pods are still missing.
+test_quiet_transient_races if {
+	es := [
+		_event("PyTorchJob", "bert", "FailedCreatePod", `Error creating: pods "bert-worker-0" already exists`),
+		_event("PyTorchJob", "bert", "FailedCreatePod", `Error creating: Operation cannot be fulfilled on pods "bert-worker-0": the object has been modified; please apply your changes to the latest version and try again`),
+		_event("Job", "dpo-node-0", "FailedCreate", "Error creating: etcdserver: request timed out"),
+	]
+	j := {"kind": "PyTorchJob", "name": "bert", "phase": "Pending", "status": {"conditions": []}, "pods": [], "events": es, "replicas": []}
+	count(creation_failed.findings) == 0 with input as j
+}

@@ -39,18 +39,29 @@ _deadline := sprintf("%d", [d]) if {
 	x := m[0][1]
 } else := ""
 
-_text := `(?i)DeadlineExceeded|active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its deadline`
+# A deadline in the reason (batch Job and RayJob DeadlineExceeded) or in
+# the message of the Kubeflow operators
+# ("was active longer than specified deadline"). Not "DeadlineExceeded"
+# anywhere in a message: gRPC's "code = DeadlineExceeded" is a timeout of
+# some call, not the job's deadline.
+_reason_text := `^\w*DeadlineExceeded$`
+
+_message_text := `(?i)active longer than specified deadline|passed the activeDeadlineSeconds|exceeded its (?:active )?deadline`
+
+_says(reason, msg) if regex.match(_reason_text, reason)
+
+_says(_, msg) if regex.match(_message_text, msg)
 
 _hit(conds) := c if {
 	some c in k8s.list(conds)
 	c.type in {"Failed", "Complete", "Completed", "Succeeded"}
 	c.status == "True"
-	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
+	_says(object.get(c, "reason", ""), object.get(c, "message", ""))
 } else := c if {
 	some c in k8s.list(conds)
 	c.type == "FailureTarget"
 	c.status == "True"
-	regex.match(_text, sprintf("%s %s", [object.get(c, "reason", ""), object.get(c, "message", "")]))
+	_says(object.get(c, "reason", ""), object.get(c, "message", ""))
 }
 
 _params(obj, c) := {"object": obj, "deadline": _deadline, "detail": trim_space(object.get(c, "message", object.get(c, "reason", "")))}
@@ -68,7 +79,7 @@ findings contains f if {
 # RayJob and T9k carry the reason in their own status.
 findings contains f if {
 	not _hit(object.get(_status, "conditions", []))
-	regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+	_says(object.get(_status, "reason", ""), object.get(_status, "message", ""))
 	f := {
 		"subject": {"kind": input.kind, "name": input.name},
 		"params": {"object": sprintf("%s %s", [input.kind, input.name]), "deadline": _deadline, "detail": trim_space(object.get(_status, "message", _status.reason))},
@@ -81,7 +92,7 @@ findings contains f if {
 # not say so.
 findings contains f if {
 	not _hit(object.get(_status, "conditions", []))
-	not regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+	not _says(object.get(_status, "reason", ""), object.get(_status, "message", ""))
 	some ch in k8s.list(object.get(input, "children", []))
 	c := _hit(ch.conditions)
 	f := {
@@ -96,7 +107,7 @@ findings contains f if {
 findings contains f if {
 	count({1 | some x in _status_findings}) == 0
 	some e in k8s.list(object.get(input, "events", []))
-	e.reason == "DeadlineExceeded"
+	_deadline_event(e)
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
 		"params": {"object": sprintf("%s %s", [e.object.kind, e.object.name]), "deadline": _deadline, "detail": e.message},
@@ -107,9 +118,18 @@ findings contains f if {
 
 _status_findings contains 1 if _hit(object.get(_status, "conditions", []))
 
-_status_findings contains 1 if regex.match(_text, sprintf("%s %s", [object.get(_status, "reason", ""), object.get(_status, "message", "")]))
+_status_findings contains 1 if _says(object.get(_status, "reason", ""), object.get(_status, "message", ""))
 
 _status_findings contains 1 if {
 	some ch in k8s.list(object.get(input, "children", []))
 	_hit(ch.conditions)
+}
+
+# The batch Job controller's DeadlineExceeded, and the Kubeflow operators'
+# <Kind>Failed event with the deadline message, on the job or a child.
+_deadline_event(e) if e.reason == "DeadlineExceeded"
+
+_deadline_event(e) if {
+	e.object.kind != "Pod"
+	regex.match(_message_text, e.message)
 }

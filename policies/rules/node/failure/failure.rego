@@ -121,6 +121,20 @@ _pod_signals contains [pod, ev, _pod_node(pod)] if {
 	ev := k8s.event_evidence(e)
 }
 
+# The taint manager's "Marking for deletion Pod ns/name" (reason
+# TaintManagerEviction) before Kubernetes 1.26 set DisruptionTarget: a node
+# failure only while the pod's node is not ready or unreachable (any
+# NoExecute taint produces it).
+_pod_signals contains [pod, ev, _pod_node(pod)] if {
+	some pod in k8s.list(input.pods)
+	some e in k8s.pod_events(pod.name)
+	e.reason == "TaintManagerEviction"
+	startswith(e.message, "Marking for deletion")
+	some n in _bad_nodes
+	n.name == object.get(pod, "nodeName", "")
+	ev := k8s.event_evidence(e)
+}
+
 # A NodeNotReady blip the pod survived is history, not a cause.
 _still_hurting(pod) if object.get(input, "phase", "") in {"Failed", "Unknown"}
 

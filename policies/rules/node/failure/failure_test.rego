@@ -110,3 +110,26 @@ test_quiet_on_node_problem_of_a_healthy_job if {
 	inp := {"phase": "Running", "nodes": [_ok_node("gpu-node-5", [c])], "pods": [_pod("llm-worker-5", "gpu-node-5", "Running")], "events": []}
 	count(failure.findings) == 0 with input as inp
 }
+
+_taint_event(pod, msg, at) := {
+	"type": "Normal", "reason": "TaintManagerEviction", "count": 1, "message": msg,
+	"object": {"kind": "Pod", "name": pod}, "firstTime": at,
+}
+
+# Kubernetes before 1.26: the taint manager's event on a pod of an
+# unreachable node.
+test_fires_taint_manager_marking_on_unreachable_node if {
+	e := _taint_event("llm-worker-5", "Marking for deletion Pod ml/llm-worker-5", "2026-03-01T11:25:05Z")
+	inp := {"phase": "Running", "nodes": [_node("gpu-node-12", "Unknown")], "pods": [_pod("llm-worker-5", "gpu-node-12", "Running")], "events": [e]}
+	fs := failure.findings with input as inp
+	some f in fs
+	f.subject == {"kind": "Pod", "name": "llm-worker-5"}
+	f.time == "2026-03-01T11:25:05Z"
+}
+
+# A custom NoExecute taint on a ready node is not a node failure.
+test_quiet_taint_manager_marking_on_ready_node if {
+	e := _taint_event("llm-worker-5", "Marking for deletion Pod ml/llm-worker-5", "2026-03-01T11:25:05Z")
+	inp := {"phase": "Failed", "nodes": [_ok_node("gpu-node-12", [])], "pods": [_pod("llm-worker-5", "gpu-node-12", "Failed")], "events": [e]}
+	count(failure.findings) == 0 with input as inp
+}

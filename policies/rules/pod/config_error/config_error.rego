@@ -9,8 +9,8 @@
 #   severity: error
 #   owner: user
 #   message:
-#     en: "Container cannot be created ({{if eq .problem \"secret\"}}missing secret{{else if eq .problem \"configmap\"}}missing configmap{{else if eq .problem \"key\"}}missing key{{else if eq .problem \"token\"}}missing service account token{{else if eq .problem \"command\"}}command not found{{else if eq .problem \"attach\"}}volume attach{{else if eq .problem \"mount\"}}volume mount{{else if eq .problem \"sandbox\"}}pod sandbox{{else if eq .problem \"config\"}}container config{{end}}): {{.detail}}"
-#     zh: "容器无法创建（{{if eq .problem \"secret\"}}缺少 Secret{{else if eq .problem \"configmap\"}}缺少 ConfigMap{{else if eq .problem \"key\"}}缺少键{{else if eq .problem \"token\"}}缺少 ServiceAccount 令牌{{else if eq .problem \"command\"}}找不到命令{{else if eq .problem \"attach\"}}卷挂接失败{{else if eq .problem \"mount\"}}卷挂载失败{{else if eq .problem \"sandbox\"}}Pod 沙箱创建失败{{else if eq .problem \"config\"}}容器配置错误{{end}}）：{{.detail}}"
+#     en: "Container cannot be created ({{if eq .problem \"secret\"}}missing secret{{else if eq .problem \"configmap\"}}missing configmap{{else if eq .problem \"key\"}}missing key{{else if eq .problem \"token\"}}missing service account token{{else if eq .problem \"command\"}}command not found{{else if eq .problem \"attach\"}}volume attach{{else if eq .problem \"mount\"}}volume mount{{else if eq .problem \"sandbox\"}}pod sandbox{{else if eq .problem \"runtime\"}}container runtime{{else if eq .problem \"config\"}}container config{{end}}): {{.detail}}"
+#     zh: "容器无法创建（{{if eq .problem \"secret\"}}缺少 Secret{{else if eq .problem \"configmap\"}}缺少 ConfigMap{{else if eq .problem \"key\"}}缺少键{{else if eq .problem \"token\"}}缺少 ServiceAccount 令牌{{else if eq .problem \"command\"}}找不到命令{{else if eq .problem \"attach\"}}卷挂接失败{{else if eq .problem \"mount\"}}卷挂载失败{{else if eq .problem \"sandbox\"}}Pod 沙箱创建失败{{else if eq .problem \"runtime\"}}容器运行时错误{{else if eq .problem \"config\"}}容器配置错误{{end}}）：{{.detail}}"
 #   remediation:
 #     en: |
 #       - Missing Secret or ConfigMap: `kubectl get secret,configmap -n <namespace>`; create it in the job's namespace or fix the name in `env`, `envFrom` or `volumes`.
@@ -40,11 +40,18 @@ _problems := [
 	["sandbox", "platform", `(?i)sandbox|failed to setup network|CNI`],
 	["secret", "user", `secret "[^"]+" not found|secrets? "[^"]+" not found`],
 	["configmap", "user", `configmaps? "[^"]+" not found`],
-	["key", "user", `couldn't find key [^\s]+ in (ConfigMap|Secret)`],
+	# Kubernetes before 1.10 wrote "Couldn't find key".
+	["key", "user", `(?i)couldn't find key [^\s]+ in (ConfigMap|Secret)`],
 	["token", "platform", `serviceaccounts? "[^"]+" not found|kube-root-ca\.crt`],
+	# runc failing to set up the container's cgroups or a runtime hook
+	# (the NVIDIA hook) is the node's, not the image's; it comes before
+	# "command" because a cgroup file can be "no such file or directory".
+	["runtime", "platform", `(?i)setting cgroup config|unable to freeze|error running hook|unable to retrieve OCI runtime error`],
 	["command", "user", `executable file not found|no such file or directory|exec format error|permission denied`],
-	["attach", "platform", `AttachVolume|Multi-Attach error|unattached volumes|timed out waiting for the condition|context deadline exceeded`],
-	["mount", "platform", `MountVolume|mount failed|MountDevice|failed to mount|unmounted volumes`],
+	# Mount before attach: "Unable to attach or mount volumes: unmounted
+	# volumes=[...]" names the volume that did not mount.
+	["mount", "platform", `(?i)MountVolume|mount failed|MountDevice|failed to mount|unmounted volumes|unable to mount volumes`],
+	["attach", "platform", `AttachVolume|Attach timeout|Multi-Attach error|unattached volumes|timed out waiting for the condition|context deadline exceeded`],
 ]
 
 _problem(text) := [p[0], p[1]] if {
@@ -92,8 +99,27 @@ _stuck(s) if {
 # fixed (a Secret created late): not a finding.
 _newer_ok(c, "lastState") if c.state.state == "running"
 
-# The same failure as a previous state is reported once, from the current state.
-_newer_ok(c, "lastState") if _stuck(c.state)
+# The same failure as a previous state is reported once, from the current
+# state, unless only the previous one says what went wrong: a container
+# waiting in RunContainerError with a bare back-off message after a
+# StartError that names the missing executable.
+_newer_ok(c, "lastState") if {
+	_stuck(c.state)
+	_informative(c.state)
+}
+
+_newer_ok(c, "lastState") if {
+	_stuck(c.state)
+	not _informative(c.lastState)
+}
+
+_newer_ok(c, "state") if {
+	_stuck(c.lastState)
+	_informative(c.lastState)
+	not _informative(c.state)
+}
+
+_informative(s) if _problem(object.get(s, "message", s.reason))[0] != "config"
 
 # Mount and attach failures and config errors from events, on pods that
 # never started.

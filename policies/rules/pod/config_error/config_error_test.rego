@@ -64,3 +64,51 @@ test_quiet_transient_mount_on_running_pod_silent if {
 	fs := config_error.findings with input as {"pods": [pod], "events": [e]}
 	count(fs) == 0
 }
+
+# runc failing on the node's cgroups is the platform's, though the
+# message also holds "no such file or directory" (kubernetes/kubernetes#119403).
+test_fires_cgroup_setup_is_runtime if {
+	st := {"state": "waiting", "reason": "RunContainerError", "message": `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: error setting cgroup config for procHooks process: open /sys/fs/cgroup/memory/kubepods.slice/memory.memsw.limit_in_bytes: no such file or directory: unknown`}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
+	some f in fs
+	f.params.problem == "runtime"
+	f.owner == "platform"
+}
+
+# dockershim's older wording of the same (opencontainers/runc#2142).
+test_fires_cgroup_dockershim_is_runtime if {
+	st := {"state": "waiting", "reason": "RunContainerError", "message": `failed to start container "a52afb440feb": Error response from daemon: OCI runtime create failed: container_linux.go:345: starting container process caused "process_linux.go:430: container init caused \"process_linux.go:396: setting cgroup config for procHooks process caused \\\"failed to write 100000 to cpu.cfs_period_us: invalid argument\\\"\"": unknown`}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
+	some f in fs
+	f.params.problem == "runtime"
+}
+
+# An empty command (vdesabou/kafka-docker-playground#8515) is the job's.
+test_fires_empty_command_start_error if {
+	st := {"state": "waiting", "reason": "RunContainerError", "message": "back-off"}
+	last := {"state": "terminated", "reason": "StartError", "exitCode": 128, "message": `failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: error during container init: exec: "": executable file not found in $PATH`}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, last)], "events": []}
+	some f in fs
+	f.params.problem == "command"
+	f.owner == "user"
+}
+
+# Kubernetes 1.8 capitalised the missing key (contiv/install#324).
+test_fires_capitalised_missing_key if {
+	st := {"state": "waiting", "reason": "CreateContainerConfigError", "message": "Couldn't find key contiv_etcd in ConfigMap kube-system/contiv-config"}
+	fs := config_error.findings with input as {"pods": [_pod("w-0", st, {})], "events": []}
+	some f in fs
+	f.params.problem == "key"
+}
+
+# "Unable to attach or mount volumes" names the volume that did not mount.
+test_fires_unmounted_volume_is_mount if {
+	e := {
+		"type": "Warning", "reason": "FailedMount", "count": 12,
+		"message": "Unable to attach or mount volumes: unmounted volumes=[ckpt], unattached volumes=[ckpt dshm kube-api-access-x2]: timed out waiting for the condition",
+		"object": {"kind": "Pod", "name": "w-0"}, "firstTime": "2026-03-01T10:00:00Z",
+	}
+	fs := config_error.findings with input as {"pods": [], "events": [e]}
+	some f in fs
+	f.params.problem == "mount"
+}

@@ -33,11 +33,17 @@ import data.traindoc.lib.k8s
 # The resource a message names: "low on resource: memory", "Node didn't
 # have enough resource: nvidia.com/gpu", "ephemeral local storage usage".
 _resource(msg) := m[0][1] if {
-	m := regex.find_all_string_submatch_n(`(?:low on resource: |enough resource: |devices unavailable for )([A-Za-z0-9./_-]+[A-Za-z0-9])`, msg, 1)
+	m := regex.find_all_string_submatch_n(`(?:low on resource: |enough resource: |devices unavailable for |cannot allocate unhealthy devices )([A-Za-z0-9./_-]+[A-Za-z0-9])`, msg, 1)
 	count(m) > 0
 } else := "ephemeral-storage" if {
-	regex.match(`(?i)ephemeral|local storage|emptyDir usage`, msg)
+	regex.match(`(?i)ephemeral|local storage|emptyDir usage|EmptyDir volume`, msg)
+} else := _pressure_resource[m[0][1]] if {
+	# Admission under pressure: "The node had condition: [DiskPressure]."
+	m := regex.find_all_string_submatch_n(`had condition: \[(\w+)\]`, msg, 1)
+	count(m) > 0
 } else := ""
+
+_pressure_resource := {"MemoryPressure": "memory", "DiskPressure": "ephemeral-storage", "PIDPressure": "pids"}
 
 # Pod status reason Evicted, or a rejection at kubelet admission.
 findings contains f if {
@@ -90,7 +96,7 @@ findings contains f if {
 	c.type == "DisruptionTarget"
 	c.status == "True"
 	c.reason in {"EvictionByEvictionAPI", "TerminationByKubelet"}
-	cause := {"EvictionByEvictionAPI": "drain", "TerminationByKubelet": "pressure"}[c.reason]
+	cause := _condition_cause(c)
 	f := {
 		"subject": {"kind": "Pod", "name": pod.name},
 		"params": {"cause": cause, "resource": _resource(object.get(c, "message", ""))},
@@ -100,25 +106,52 @@ findings contains f if {
 	}
 }
 
+# The kubelet sets TerminationByKubelet both for pressure evictions and for
+# a graceful node shutdown; the message tells them apart.
+_condition_cause(c) := "drain" if c.reason == "EvictionByEvictionAPI"
+
+_condition_cause(c) := "shutdown" if {
+	c.reason == "TerminationByKubelet"
+	_shutdown_text(object.get(c, "message", ""))
+}
+
+_condition_cause(c) := "pressure" if {
+	c.reason == "TerminationByKubelet"
+	not _shutdown_text(object.get(c, "message", ""))
+}
+
+_shutdown_text(msg) if regex.match(`(?i)node shutdown|node is shutting down`, msg)
+
 _pod_reason_hit(pod) if _pod_cause(object.get(pod, "reason", ""), object.get(pod, "message", ""))
 
 # Evicted events for pods whose status is gone or not captured.
 findings contains f if {
 	some e in k8s.list(input.events)
 	e.object.kind == "Pod"
-	e.reason in {"Evicted", "Evicting"}
+	cause := _event_kind(e)
 	not _has_pod_finding(e.object.name)
 	f := {
 		"subject": {"kind": "Pod", "name": e.object.name},
-		"params": {"cause": _event_cause(e.message), "resource": _resource(e.message)},
+		"params": {"cause": cause, "resource": _resource(e.message)},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 		"owner": _owner(e.message),
 	}
 }
 
+# The kubelet's admission refusals are events too: UnexpectedAdmissionError
+# when the device plugin cannot hand out the GPUs the scheduler counted,
+# OutOf<resource> when the node's allocatable shrank under the pod.
+_event_kind(e) := _event_cause(e.message) if e.reason in {"Evicted", "Evicting"}
+
+_event_kind(e) := "admission" if e.reason == "UnexpectedAdmissionError"
+
+_event_kind(e) := "admission" if startswith(e.reason, "OutOf")
+
 _event_cause(msg) := "drain" if {
 	regex.match(`(?i)eviction API|drain`, msg)
+} else := "shutdown" if {
+	_shutdown_text(msg)
 } else := "pressure"
 
 _has_pod_finding(name) if {
@@ -139,5 +172,5 @@ _has_pod_finding(name) if {
 # A pod that outgrew its own ephemeral-storage or emptyDir limit was evicted
 # for its own usage: the job's to fix.
 _owner(msg) := "user" if {
-	regex.match(`(?i)exceeds the total limit of containers|exceeded its local ephemeral storage limit|emptyDir usage exceeds`, msg)
+	regex.match(`(?i)exceeds the total limit of containers|exceeded its local ephemeral storage limit|emptyDir usage exceeds|Usage of EmptyDir volume "[^"]*" exceeds the limit`, msg)
 } else := "platform"

@@ -33,15 +33,17 @@ _bad_reasons := {"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrIma
 
 # Pull failures reported as events: kubelet "Failed" with "Failed to pull
 # image", "InspectFailed", and the back-off notice.
-_event_pattern := `(?i)failed to pull image|failed to pull and unpack|failed to resolve reference|ErrImageNeverPull|InvalidImageName|couldn't parse image reference|Failed to inspect image|Back-off pulling image`
+_event_pattern := `(?i)failed to pull image|failed to pull and unpack|failed to resolve reference|ErrImageNeverPull|is not present with pull policy of Never|InvalidImageName|couldn't parse image reference|Failed to inspect image|Back-off pulling image`
 
 # Classification of the registry's answer, first match wins.
 _classes := [
 	["invalid name", "user", `(?i)InvalidImageName|invalid reference format|couldn't parse image reference|repository name must be lowercase`],
-	["never pull", "user", `(?i)ErrImageNeverPull|imagePullPolicy is "Never"|Never pull`],
+	["never pull", "user", `(?i)ErrImageNeverPull|imagePullPolicy is "Never"|Never pull|pull policy of Never`],
 	["not found", "user", `(?i)manifest unknown|not found|notfound|name unknown|repository does not exist|no such image|does not exist|MANIFEST_UNKNOWN|NAME_UNKNOWN`],
-	["unauthorized", "platform", `(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|401|forbidden|access denied|pull access denied|denied|authorization failed|insufficient_scope`],
-	["network", "platform", `(?i)i/o timeout|timeout|timed out|no such host|connection refused|connection reset|tls:|x509|EOF|toomanyrequests|too many requests|429|rate limit|dial tcp|context deadline exceeded|RegistryUnavailable|service unavailable|50[234]`],
+	# Status codes stand alone: digests in the message are hex and may hold
+	# "401" or "429" by chance.
+	["unauthorized", "platform", `(?i)unauthorized|authentication required|no basic auth credentials|403 forbidden|\b401\b|forbidden|access denied|pull access denied|denied|authorization failed|insufficient_scope`],
+	["network", "platform", `(?i)i/o timeout|timeout|timed out|no such host|connection refused|connection reset|tls:|x509|EOF|toomanyrequests|too many requests|\b429\b|rate limit|dial tcp|context deadline exceeded|RegistryUnavailable|service unavailable|\b50[234]\b`],
 ]
 
 _class(text) := [c[0], c[1]] if {
@@ -84,7 +86,7 @@ _bad_containers contains [pod, c] if {
 _text(pod, c) := e.message if {
 	evs := [e |
 		some e in k8s.pod_events(pod.name)
-		regex.match(`(?i)failed to pull|InspectFailed|ErrImageNeverPull|InvalidImageName|couldn't parse`, e.message)
+		regex.match(`(?i)failed to pull|InspectFailed|ErrImageNeverPull|pull policy of Never|InvalidImageName|couldn't parse`, e.message)
 		_image_in(e.message) == object.get(c, "image", "")
 	]
 	count(evs) > 0

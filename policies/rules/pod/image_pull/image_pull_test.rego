@@ -66,3 +66,40 @@ test_quiet_pulled_after_retry_silent if {
 	fs := image_pull.findings with input as {"pods": [pod], "events": [_failed_event("w-0", msg)]}
 	count(fs) == 0
 }
+
+# The kubelet's ErrImageNeverPull event does not name the reason in its
+# message (kubernetes 1.28, stellar/anchor-platform#1467).
+test_fires_never_pull_event_only if {
+	e := object.union(_failed_event("w-0", `Container image "registry.example.com/ml/trainer:v2.4.1" is not present with pull policy of Never`), {"reason": "ErrImageNeverPull"})
+	fs := image_pull.findings with input as {"pods": [], "events": [e]}
+	count(fs) == 1
+	some f in fs
+	f.params.error.en == "never pull"
+	f.params.image == _image
+	f.owner == "user"
+}
+
+# A rate limit whose digest holds "401" is a registry limit, not a refusal
+# of credentials (namespacelabs/foundation#846).
+test_fires_rate_limit_not_unauthorized if {
+	msg := `Failed to pull image "docker.io/library/python@sha256:4010aa": rpc error: code = Unknown desc = failed to pull and unpack image "docker.io/library/python@sha256:4010aa": failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/python/manifests/sha256:4010aa: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit.`
+	pods := [_pod("w-0", "ErrImagePull", msg)]
+	fs := image_pull.findings with input as {"pods": pods, "events": []}
+	some f in fs
+	f.params.error.en == "network"
+}
+
+# The waiting message alone (events expired): x509 is the network class.
+test_fires_x509_from_waiting_message if {
+	msg := sprintf(`Failed to pull image "%s": rpc error: code = Unknown desc = failed to pull and unpack image "%s": failed to resolve reference "%s": failed to do request: Head "https://registry.example.com/v2/ml/trainer/manifests/v2.4.1": tls: failed to verify certificate: x509: certificate signed by unknown authority`, [_image, _image, _image])
+	fs := image_pull.findings with input as {"pods": [_pod("w-0", "ErrImagePull", msg)], "events": []}
+	some f in fs
+	f.params.error.en == "network"
+	endswith(f.params.detail, "x509: certificate signed by unknown authority")
+}
+
+# A back-off notice with no failure left to read does not say why.
+test_quiet_backoff_event_alone if {
+	e := object.union(_failed_event("w-0", sprintf(`Back-off pulling image "%s"`, [_image])), {"type": "Normal", "reason": "BackOff"})
+	count(image_pull.findings) == 0 with input as {"pods": [], "events": [e]}
+}
