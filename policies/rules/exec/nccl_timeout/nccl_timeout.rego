@@ -65,6 +65,7 @@ _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-t
 _nccl_error_ids := {
 	"exec.nccl-error.result", "exec.nccl-error.ib", "exec.nccl-error.ibv", "exec.nccl-error.ofi",
 	"exec.nccl-error.connect", "exec.nccl-error.socket", "exec.nccl-error.cuda", "exec.nccl-error.gloo",
+	"exec.nccl-error.mismatch", "exec.nccl-error.ifname", "exec.nccl-error.topo",
 }
 
 findings contains f if {
