@@ -54,10 +54,11 @@ signatures contains {
 	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception|failure detected by watchdog at work sequence id|Exception \(either an error or timeout\) detected by watchdog|Terminating the process after attempting to dump debug info|Observed flight recorder dump signal from another rank`,
 }
 
-# Gloo collectives and monitored barriers.
+# Gloo collectives and monitored barriers: rank 0 names the ranks that
+# did not arrive; the others report that rank 0 gave up on them.
 signatures contains {
 	"id": "exec.nccl-timeout.gloo",
-	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|Application timeout caused pair closure`,
+	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|timed out in monitoredBarrier|successfully reached monitoredBarrier, but received errors while waiting|Application timeout caused pair closure`,
 }
 
 _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-timeout.gloo"}
