@@ -152,6 +152,7 @@ _ids := {k[0] | some k in _kinds}
 findings contains f if {
 	some pod in input.pods
 	some c in k8s.containers(pod)
+	not _nccl_out_of_memory(pod, c)
 	hs := [h | some h in exec.hits(pod, c, _ids); not _cuda_oom(h); not _gpu_fault(h)]
 	count(hs) > 0
 	k := _kind(hs)
@@ -171,6 +172,15 @@ _cuda_oom(h) if {
 	every t in [s.text | some s in object.get(h.m, "samples", [])] {
 		contains(t, "out of memory")
 	}
+}
+
+# NCCL ran out of GPU memory in this container: what fails after it (the
+# proxy's "Failed to execute operation Setup", "internal error", a peer's
+# closed socket) follows from the OOM, which exec.cuda-oom reports.
+_nccl_out_of_memory(pod, c) if {
+	some h in exec.hits(pod, c, {"exec.nccl-error.cuda"})
+	some t in object.get(h.m, "samples", [])
+	contains(t.text, "'out of memory'")
 }
 
 # NCCL's "Cuda failure 'unknown error'" or an ECC failure is the GPU

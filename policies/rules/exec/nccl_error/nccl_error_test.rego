@@ -130,3 +130,15 @@ test_fires_ring_not_looping_back_is_topology if {
 	f.params.kind == "the ranks computed inconsistent rings from the detected topology"
 	f.owner == "platform"
 }
+
+# NCCL's own CUDA OOM in the container: the proxy failure and internal
+# error after it are the OOM's, not a NCCL fault.
+test_quiet_after_nccl_out_of_memory if {
+	pod := _pod({
+		"exec.nccl-error.cuda": _m(2, "node:2134736:2285781 [0] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"),
+		"exec.nccl-error.socket": _m(4, "node:2134736:2285781 [0] proxy.cc:1518 NCCL WARN [Proxy Service 93] Failed to execute operation Setup from rank 93, retcode 1"),
+		"exec.nccl-error.result": _m(7, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1296, internal error - please report this issue to the NCCL developers, NCCL version 2.18.1"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 0
+}
