@@ -74,7 +74,7 @@ signatures contains {
 # aws-ofi-nccl and libfabric EFA errors after initialisation.
 signatures contains {
 	"id": "exec.nccl-error.ofi",
-	"pattern": `NET/OFI (?:Unable to register memory|Couldn't open AV|Request .*completed with error|Unable to (?:post|send|receive)|OFI call \S+ failed|Error (?:from|in|posting|registering)|.*completion error)|efa_rdm_\w+_handle_error|libfabric:\d+:\d+::efa:.*(?:[Ee]rror|failed)`,
+	"pattern": `NET/OFI (?:Unable to register memory|Couldn't open AV|Unable to insert remote address|Request .*completed with error|Unable to (?:post|send|receive)|OFI call \S+ failed|Error (?:from|in|posting|registering)|.*completion error)|efa_rdm_\w+_handle_error|libfabric:\d+:\d+::efa:.*(?:[Ee]rror|failed)`,
 }
 
 # The socket transport could not reach a peer: routing, the interface NCCL
