@@ -40,11 +40,13 @@ import data.traindoc.lib.k8s
 # (with "[rankN]:" and "[PG .. Rank N]" prefixes in newer versions, inside
 # "NCCL communicator was aborted" with NCCL_ASYNC_ERROR_HANDLING, inside
 # DistBackendError in DeepSpeed, Megatron and Ray Train), "Timeout at NCCL
-# work: N" (2.2-2.5), and the flight-recorder dump that a timeout
-# triggers on this or another rank (2.4+).
+# work: N" (2.2-2.6), "Work WorkNCCL(...) timed out in blocking wait" (with
+# TORCH_NCCL_BLOCKING_WAIT=1, where wait() times out before the watchdog),
+# and the flight-recorder dump that a timeout triggers on this or another
+# rank (2.4+).
 signatures contains {
 	"id": "exec.nccl-timeout.watchdog",
-	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+|Received a dump signal due to a collective timeout|Received a global timeout from another rank|watchdog detected a collective timeout`,
+	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+|\bWork Work\w+\(.*\) timed out in blocking wait|Received a dump signal due to a collective timeout|Received a global timeout from another rank|watchdog detected a collective timeout`,
 }
 
 # Lines that follow a watchdog abort; on their own they may also follow a

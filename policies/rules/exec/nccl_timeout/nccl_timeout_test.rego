@@ -96,3 +96,11 @@ test_fires_monitored_barrier_on_waiting_rank if {
 	some f in fs
 	f.params.op == "collective"
 }
+
+# Blocking wait: the call itself times out, with the collective named.
+test_fires_on_blocking_wait_timeout if {
+	pod := _pod("w-3", {"exec.nccl-timeout.watchdog": _m("[rank3]:[E1002 18:16:40.711756918 ProcessGroupNCCL.cpp:756] [Rank 3] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, NumelIn=160672064, NumelOut=160672064, Timeout(ms)=600000) timed out in blocking wait.")})
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params == {"op": "ALLREDUCE", "timeout": "10 min", "stuck": ""}
+}
