@@ -26,7 +26,7 @@
 #       - Connect failures ("No route to host", "Connection refused"): set `NCCL_SOCKET_IFNAME` to the pod interface (e.g. `eth0`) and make sure pods can reach each other on all ports (NetworkPolicy).
 #       - "peer access is not supported": the GPUs cannot talk peer-to-peer in this VM or PCIe topology; set `NCCL_P2P_DISABLE=1` (or `NCCL_P2P_LEVEL=NVL`).
 #       - "invalid usage" / "Duplicate GPU detected": each rank must use its own GPU; set the device from LOCAL_RANK and keep nproc-per-node <= GPUs per pod.
-#       - "Message truncated" / "collective mismatch": every rank must call the same collectives in the same order with the same sizes; compare ranks with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL`, and make sure all pods run the same image and NCCL_* settings (if `NCCL_PROTO=SIMPLE` cures it, the settings differ).
+#       - "Message truncated" / "collective mismatch" / "Detected mismatch between collectives": every rank must call the same collectives in the same order with the same sizes; compare ranks with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL`, and make sure all pods run the same image and NCCL_* settings (if `NCCL_PROTO=SIMPLE` cures it, the settings differ).
 #       - "no socket interface found": `NCCL_SOCKET_IFNAME` must name an interface the pod has (`eth0` on most CNIs; check `ip addr` in the pod).
 #       - "ring does not loop back": the nodes see their GPUs and NICs differently; run the same image and driver on every node, or set `NCCL_TOPO_FILE`; upgrade NCCL if only one version shows it.
 #     zh: |
@@ -38,7 +38,7 @@
 #       - 连接失败（"No route to host"、"Connection refused"）：把 `NCCL_SOCKET_IFNAME` 设为 Pod 的网卡（例如 `eth0`），并确认 Pod 之间所有端口互通（NetworkPolicy）。
 #       - "peer access is not supported"：在该虚拟机或 PCIe 拓扑下 GPU 之间无法点对点访问；设置 `NCCL_P2P_DISABLE=1`（或 `NCCL_P2P_LEVEL=NVL`）。
 #       - "invalid usage" / "Duplicate GPU detected"：每个 rank 必须使用自己的 GPU；按 LOCAL_RANK 设置设备，并保证每节点进程数不超过每个 Pod 的 GPU 数。
-#       - "Message truncated" / "collective mismatch"：所有 rank 必须以相同顺序、相同大小调用相同的集合通信；用 `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL` 对比各 rank，并确认所有 Pod 使用相同的镜像和 NCCL_* 设置（如果 `NCCL_PROTO=SIMPLE` 能解决，说明各处设置不一致）。
+#       - "Message truncated" / "collective mismatch" / "Detected mismatch between collectives"：所有 rank 必须以相同顺序、相同大小调用相同的集合通信；用 `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=COLL` 对比各 rank，并确认所有 Pod 使用相同的镜像和 NCCL_* 设置（如果 `NCCL_PROTO=SIMPLE` 能解决，说明各处设置不一致）。
 #       - "no socket interface found"：`NCCL_SOCKET_IFNAME` 必须是 Pod 中存在的网卡（多数 CNI 下为 `eth0`，可在 Pod 内用 `ip addr` 查看）。
 #       - "ring does not loop back"：各节点看到的 GPU 和网卡拓扑不同；所有节点使用相同的镜像和驱动，或设置 `NCCL_TOPO_FILE`；如果只有某个 NCCL 版本出现，升级 NCCL。
 #   zh:
@@ -99,10 +99,11 @@ signatures contains {
 # A receive larger than the buffer posted for it: ranks called a collective
 # with different sizes or in a different order, or run with different NCCL
 # settings (protocol, algorithm). Bootstrap, socket and IB wordings,
-# NCCL 2.4-2.28.
+# NCCL 2.4-2.28; and PyTorch's own check under TORCH_DISTRIBUTED_DEBUG=DETAIL
+# (1.10-2.8), which compares the ranks' collectives before running them.
 signatures contains {
 	"id": "exec.nccl-error.mismatch",
-	"pattern": `[Mm]essage truncated ?: ?(?:received|receiving) \d+ bytes instead of \d+|collective mismatch error, local size -?\d+ remote size -?\d+`,
+	"pattern": `[Mm]essage truncated ?: ?(?:received|receiving) \d+ bytes instead of \d+|collective mismatch error, local size -?\d+ remote size -?\d+|Detected mismatch between collectives on ranks`,
 }
 
 # NCCL found no network interface to bootstrap over: NCCL_SOCKET_IFNAME
