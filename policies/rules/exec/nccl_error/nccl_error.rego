@@ -134,7 +134,7 @@ _kinds := [
 	["exec.nccl-error.ibv", `.`, "an InfiniBand verbs call failed while setting up the transport", "建立传输时 InfiniBand verbs 调用失败", "platform"],
 	["exec.nccl-error.ofi", `.`, "EFA/OFI transport error", "EFA/OFI 传输错误", "platform"],
 	["exec.nccl-error.connect", `.`, "NCCL could not connect to a peer over the socket network", "NCCL 无法通过 socket 网络连接到对端", "platform"],
-	["exec.nccl-error.mismatch", `.`, "a message was larger than its peer expected (ranks called a collective with different sizes or in a different order, or run different NCCL settings)", "收到的消息大于对端预期（各 rank 以不同大小或不同顺序调用集合通信，或 NCCL 设置不一致）", "user"],
+	["exec.nccl-error.mismatch", `.`, "the ranks called mismatched collectives (different sizes or order, or different NCCL settings)", "各 rank 调用的集合通信不匹配（大小或顺序不同，或 NCCL 设置不一致）", "user"],
 	["exec.nccl-error.ifname", `.`, "NCCL found no network interface to bootstrap over (NCCL_SOCKET_IFNAME)", "NCCL 找不到可用于 bootstrap 的网卡（NCCL_SOCKET_IFNAME）", "user"],
 	["exec.nccl-error.topo", `.`, "the ranks computed inconsistent rings from the detected topology", "各 rank 根据检测到的拓扑计算出的环不一致", "platform"],
 	["exec.nccl-error.cuda", `peer access is not supported`, "peer-to-peer access between the GPUs is not supported", "GPU 之间不支持点对点访问", "platform"],

@@ -114,7 +114,7 @@ test_fires_truncated_message_is_user_mismatch if {
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 1
 	some f in fs
-	startswith(f.params.kind, "a message was larger than its peer expected")
+	startswith(f.params.kind, "the ranks called mismatched collectives")
 	f.owner == "user"
 	f.evidence[0].line == 2
 }
