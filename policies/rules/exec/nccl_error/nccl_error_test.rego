@@ -103,3 +103,42 @@ test_fires_signatures if {
 	regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.connect"), "dgx-2:77:90 [0] misc/socket.cc:484 NCCL WARN socketPollConnect: connect returned Connection refused, exceeded error retry count (35)")
 	not regex.match(testing.pattern(nccl_error.signatures, "exec.nccl-error.ibv"), "NCCL INFO NCCL_IB_TIMEOUT set by environment to 22.")
 }
+
+# A truncated message names mismatched calls, ahead of the internal or
+# invalid-usage result code that follows it.
+test_fires_truncated_message_is_user_mismatch if {
+	pod := _pod({
+		"exec.nccl-error.mismatch": _m(2, "1: host-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4"),
+		"exec.nccl-error.result": _m(8, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1691, internal error - please report this issue to the NCCL developers, NCCL version 2.19.3"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	startswith(f.params.kind, "the ranks called mismatched collectives")
+	f.owner == "user"
+	f.evidence[0].line == 2
+}
+
+# A ring that does not close is the topology, not NCCL's internal error.
+test_fires_ring_not_looping_back_is_topology if {
+	pod := _pod({
+		"exec.nccl-error.topo": _m(2, "node-5:3048:4991 [2] graph/rings.cc:38 NCCL WARN Error : ring 2 does not loop back to start (7 != 2)"),
+		"exec.nccl-error.result": _m(6, "RuntimeError: NCCL error in: ../torch/lib/c10d/ProcessGroupNCCL.cpp:825, internal error, NCCL version 2.9.9"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.kind == "the ranks computed inconsistent rings from the detected topology"
+	f.owner == "platform"
+}
+
+# NCCL's own CUDA OOM in the container: the proxy failure and internal
+# error after it are the OOM's, not a NCCL fault.
+test_quiet_after_nccl_out_of_memory if {
+	pod := _pod({
+		"exec.nccl-error.cuda": _m(2, "node:2134736:2285781 [0] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'"),
+		"exec.nccl-error.socket": _m(4, "node:2134736:2285781 [0] proxy.cc:1518 NCCL WARN [Proxy Service 93] Failed to execute operation Setup from rank 93, retcode 1"),
+		"exec.nccl-error.result": _m(7, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1296, internal error - please report this issue to the NCCL developers, NCCL version 2.18.1"),
+	})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 0
+}

@@ -40,11 +40,13 @@ import data.traindoc.lib.k8s
 # (with "[rankN]:" and "[PG .. Rank N]" prefixes in newer versions, inside
 # "NCCL communicator was aborted" with NCCL_ASYNC_ERROR_HANDLING, inside
 # DistBackendError in DeepSpeed, Megatron and Ray Train), "Timeout at NCCL
-# work: N" (2.2-2.5), and the flight-recorder dump that a timeout
-# triggers on this or another rank (2.4+).
+# work: N" (2.2-2.6), "Work WorkNCCL(...) timed out in blocking wait" (with
+# TORCH_NCCL_BLOCKING_WAIT=1, where wait() times out before the watchdog),
+# and the flight-recorder dump that a timeout triggers on this or another
+# rank (2.4+).
 signatures contains {
 	"id": "exec.nccl-timeout.watchdog",
-	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+|Received a dump signal due to a collective timeout|Received a global timeout from another rank|watchdog detected a collective timeout`,
+	"pattern": `[Cc]ollective operation timeout|Timeout at NCCL work: \d+|\bWork Work\w+\(.*\) timed out in blocking wait|Received a dump signal due to a collective timeout|Received a global timeout from another rank|watchdog detected a collective timeout`,
 }
 
 # Lines that follow a watchdog abort; on their own they may also follow a
@@ -54,10 +56,11 @@ signatures contains {
 	"pattern": `Some NCCL operations have failed or timed out|NCCL communicator was aborted on rank|ProcessGroupNCCL's watchdog got stuck|Heartbeat monitor timed out|[Ww]atchdog thread terminated with exception|failure detected by watchdog at work sequence id|Exception \(either an error or timeout\) detected by watchdog|Terminating the process after attempting to dump debug info|Observed flight recorder dump signal from another rank`,
 }
 
-# Gloo collectives and monitored barriers.
+# Gloo collectives and monitored barriers: rank 0 names the ranks that
+# did not arrive; the others report that rank 0 gave up on them.
 signatures contains {
 	"id": "exec.nccl-timeout.gloo",
-	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|Application timeout caused pair closure`,
+	"pattern": `Timed out waiting \d+ ?ms for (?:recv|send) operation to complete|failed to pass monitoredBarrier|timed out in monitoredBarrier|successfully reached monitoredBarrier, but received errors while waiting|Application timeout caused pair closure`,
 }
 
 _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-timeout.gloo"}
@@ -65,6 +68,7 @@ _ids := {"exec.nccl-timeout.watchdog", "exec.nccl-timeout.aborted", "exec.nccl-t
 _nccl_error_ids := {
 	"exec.nccl-error.result", "exec.nccl-error.ib", "exec.nccl-error.ibv", "exec.nccl-error.ofi",
 	"exec.nccl-error.connect", "exec.nccl-error.socket", "exec.nccl-error.cuda", "exec.nccl-error.gloo",
+	"exec.nccl-error.mismatch", "exec.nccl-error.ifname", "exec.nccl-error.topo",
 }
 
 findings contains f if {

@@ -77,3 +77,30 @@ test_fires_signatures if {
 	not regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.watchdog"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
 	not regex.match(testing.pattern(nccl_timeout.signatures, "exec.nccl-timeout.aborted"), "[I ProcessGroupNCCL.cpp:852] [Rank 0] ProcessGroupNCCL initialization options: NCCL version: 2.20.5, TORCH_NCCL_ASYNC_ERROR_HANDLING: 1, TORCH_NCCL_DUMP_ON_TIMEOUT: 0, TIMEOUT(ms): 1800000")
 }
+
+# The abort lines after a truncated message (one of the NCCL errors named
+# since) are the error's, not a timeout.
+test_quiet_aborted_after_truncated_message if {
+	pod := _pod("w-0", {
+		"exec.nccl-timeout.aborted": _m("[rank3]:[E ProcessGroupNCCL.cpp:1537] [PG 0 Rank 3] Exception (either an error or timeout) detected by watchdog at work: 12, last enqueued NCCL work: 12, last completed NCCL work: 11."),
+		"exec.nccl-error.mismatch": _m("node-2:4827:6900 [4] bootstrap.cc:77 NCCL WARN Message truncated : received 256 bytes instead of 4"),
+	})
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 0
+}
+
+# A rank that reached a monitored barrier and gave up waiting on rank 0.
+test_fires_monitored_barrier_on_waiting_rank if {
+	pod := _pod("w-2", {"exec.nccl-timeout.gloo": _m("RuntimeError: Rank 2 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0. Please check rank 0 logs for faulty rank.")})
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.op == "collective"
+}
+
+# Blocking wait: the call itself times out, with the collective named.
+test_fires_on_blocking_wait_timeout if {
+	pod := _pod("w-3", {"exec.nccl-timeout.watchdog": _m("[rank3]:[E1002 18:16:40.711756918 ProcessGroupNCCL.cpp:756] [Rank 3] Work WorkNCCL(SeqNum=2521, OpType=ALLREDUCE, NumelIn=160672064, NumelOut=160672064, Timeout(ms)=600000) timed out in blocking wait.")})
+	fs := nccl_timeout.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params == {"op": "ALLREDUCE", "timeout": "10 min", "stuck": ""}
+}

@@ -40,10 +40,11 @@ package traindoc.rules.exec.rendezvous_failure
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 
-# Errors that end the process (PyTorch 1.9-2.8, torchrun, elastic agents).
+# Errors that end the process (PyTorch 1.9-2.8, torchrun, elastic agents;
+# "RuntimeError: Socket Timeout" is a store read that timed out, 1.x-2.1).
 signatures contains {
 	"id": "exec.rendezvous.error",
-	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host \S+ - timed out|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|The client socket has failed to connect to any network address|Timed out after \d+ seconds waiting for clients|connect\(\) timed out\. Original timeout|host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname)|etcd\.Etcd(?:ConnectionFailed|KeyNotFound)\b|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set|via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got (?:error|exception)`,
+	"pattern": `(?P<type>Rendezvous(?:Timeout|Closed|Connection|State)?Error|DistNetworkError|DistStoreError)\b|Timed out initializing process group in store based barrier|TCP client failed to connect/validate to host \S+ - timed out|[Ff]ailed to recv, got 0 bytes|The client socket has timed out after \d+|The client socket has failed to connect to any network address|Timed out after \d+ seconds waiting for clients|connect\(\) timed out\. Original timeout|host not found: (?:Name or service not known|Temporary failure in name resolution|No address associated with hostname)|etcd\.Etcd(?:ConnectionFailed|KeyNotFound)\b|environment variable (?:MASTER_ADDR|MASTER_PORT|RANK|WORLD_SIZE) expected, but not set|via c10d key-value store by key '[^']*', but store->get\('[^']*'\) got (?:error|exception)|RuntimeError: Socket Timeout\b`,
 }
 
 # Warnings printed while waiting for the master: common in healthy jobs
@@ -157,13 +158,17 @@ _params(errors, retries, gai6) := {
 	"endpoint": _endpoint(array.concat(array.concat(errors, retries), gai6)),
 }
 
-# The final error decides when it is specific; a generic connect failure
-# ("The client socket has timed out") is refined by the retries before it.
+# The final error decides when it is specific (PyTorch 2.x appends the
+# last connect attempt's errno to DistNetworkError); a generic connect
+# failure ("The client socket has timed out") is refined by the retries
+# before it.
 _by_error := [
 	["env", `expected, but not set`],
 	["dns", `host not found|Name or service not known|Temporary failure in name resolution|gaierror`],
 	["store-exited", `got 0 bytes|Connection reset by peer|Broken pipe|Connection closed by peer`],
 	["refused", `Connection refused`],
+	["unreachable", `errno: (?:113|101)\b|No route to host|Network is unreachable`],
+	["timeout", `errno: 110\b|Connection timed out`],
 	["closed", `RendezvousClosedError`],
 	["ranks-missing", `RendezvousTimeoutError|waiting for clients|store based barrier|Socket Timeout|wait timeout`],
 ]

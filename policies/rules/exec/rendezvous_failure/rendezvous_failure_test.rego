@@ -135,3 +135,15 @@ test_fires_signatures if {
 	regex.match(testing.pattern(rendezvous_failure.signatures, "net.rendezvous-retry"), "[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).")
 	not regex.match(testing.pattern(rendezvous_failure.signatures, "net.rendezvous-dns"), "[W socket.cpp:601] [c10d] The IPv6 network addresses of (localhost, 51595) cannot be retrieved (gai error: -2 - Name or service not known).")
 }
+
+# PyTorch 2.x puts the last attempt's errno in the error itself.
+test_fires_unreachable_from_error_errno if {
+	p := _cause({"exec.rendezvous.error": _m("torch.distributed.DistNetworkError: The client socket has failed to connect to any network address of (192.168.121.122, 1040). The client socket has failed to connect to 192.168.121.122:1040 (errno: 113 - No route to host).")})
+	p == {"cause": "unreachable", "endpoint": "192.168.121.122:1040"}
+}
+
+# A store read that timed out: some rank never wrote its key.
+test_fires_ranks_missing_on_socket_timeout if {
+	p := _cause({"exec.rendezvous.error": _m("RuntimeError: Socket Timeout")})
+	p.cause == "ranks-missing"
+}
