@@ -66,6 +66,11 @@ func assemble(e *policy.Engine, job *evidence.Job, raw []policy.RawFinding) ([]r
 		params := rf.Params
 		pj, _ := json.Marshal(params)
 		key := rule.ID + "\x00" + it.category + "\x00" + it.severity + "\x00" + owner + "\x00" + string(pj)
+		noRetry := rf.Retryable != nil && !*rf.Retryable
+		if noRetry {
+			// Only then, so that the IDs of every other finding stay as they were.
+			key += "\x00no-retry"
+		}
 		g := groups[key]
 		if g == nil {
 			sum := sha256.Sum256([]byte(job.Kind + "/" + job.Namespace + "/" + job.Name + "\x00" + key))
@@ -77,6 +82,9 @@ func assemble(e *policy.Engine, job *evidence.Job, raw []policy.RawFinding) ([]r
 					Params: params, Evidence: []report.Evidence{},
 				},
 				seen: map[string]bool{}, subjs: map[string]bool{},
+			}
+			if noRetry {
+				g.f.Retryable = rf.Retryable
 			}
 			groups[key] = g
 			order = append(order, key)

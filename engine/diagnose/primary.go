@@ -177,7 +177,8 @@ func choosePrimary(tax taxonomy, j *report.Job) {
 	} else {
 		j.Primary = noFinding()
 	}
-	j.Retryable = !j.Healthy && tax.Retryable(j.Primary.Category)
+	j.Retryable = !j.Healthy && tax.Retryable(j.Primary.Category) &&
+		(j.Primary.Retryable == nil || *j.Primary.Retryable)
 	j.Findings = c.reported(j.Healthy)
 	sortFindings(j.Findings, j.Primary.ID)
 }

@@ -83,6 +83,19 @@ func TestChoosePrimary(t *testing.T) {
 			retryable: true,
 		},
 		{
+			name: "a rule can say a finding of a retryable category is one a restart repeats",
+			findings: []report.Finding{
+				func() report.Finding {
+					x := f("mismatch", "exec.nccl-timeout", "execution", "error", "2026-03-01T10:00:00Z", "w0")
+					no := false
+					x.Retryable = &no
+					return x
+				}(),
+			},
+			primary:   "mismatch",
+			retryable: false,
+		},
+		{
 			name: "within the clock slack the cause still explains",
 			findings: []report.Finding{
 				f("segv", "exec.segfault", "execution", "error", "2026-03-01T10:00:00Z", "w0"),

@@ -364,6 +364,9 @@ type RawFinding struct {
 	Severity string           `json:"severity,omitempty"`
 	Category string           `json:"category,omitempty"`
 	Owner    string           `json:"owner,omitempty"`
+	// Retryable, when false, says a restart repeats this finding even
+	// though its category is retryable; true changes nothing.
+	Retryable *bool `json:"retryable,omitempty"`
 }
 
 // RuleOf returns the rule that emitted the finding.
@@ -592,6 +595,12 @@ func (e *Engine) decodeFinding(x any) (RawFinding, []Problem, bool) {
 				bad("%s must be a string, got %s; the rule's own is used", k, jsonKind(v))
 				delete(m, k)
 			}
+		}
+	}
+	if v, ok := m["retryable"]; ok {
+		if _, isBool := v.(bool); !isBool {
+			bad("retryable must be a boolean, got %s; the category decides", jsonKind(v))
+			delete(m, "retryable")
 		}
 	}
 	if p, ok := m["params"]; ok {

@@ -181,6 +181,11 @@ type Finding struct {
 	// counted and never fails --fail-on. AcknowledgedBy says where.
 	Acknowledged   bool   `json:"acknowledged,omitempty"`
 	AcknowledgedBy string `json:"acknowledgedBy,omitempty"`
+	// Retryable is false when the rule knows that a restart repeats this
+	// finding although its category is one a restart can fix (NCCL
+	// collectives that disagree, a liveness probe that kills every run);
+	// nil leaves it to the category.
+	Retryable *bool `json:"retryable,omitempty"`
 }
 
 // Subject is an object a finding is about: a pod (and container), a node,

@@ -33,6 +33,7 @@ test_fires_on_liveness if {
 	some f in fs
 	f.severity == "error"
 	f.time == "2026-03-01T09:00:00Z"
+	f.retryable == false
 }
 
 test_quiet_on_oomkilled_137 if {

@@ -158,14 +158,24 @@ findings contains f if {
 	count(hs) > 0
 	k := _kind(hs)
 	ordered := _ordered(hs, k[0])
-	f := {
-		"subject": exec.hit_subject(pod, c, ordered[0]),
-		"params": object.union({"kind": k[2], "kind_zh": k[3]}, _hint(pod, k[0])),
-		"evidence": exec.evidence(pod, c, ordered),
-		"time": exec.hit_time(c, hs[0]),
-		"owner": k[4],
-	}
+	f := object.union(
+		{
+			"subject": exec.hit_subject(pod, c, ordered[0]),
+			"params": object.union({"kind": k[2], "kind_zh": k[3]}, _hint(pod, k[0])),
+			"evidence": exec.evidence(pod, c, ordered),
+			"time": exec.hit_time(c, hs[0]),
+			"owner": k[4],
+		},
+		_retry(k[4]),
+	)
 }
+
+# A NCCL error of the job's own making (collectives that disagree, no
+# interface to bootstrap over, ranks sharing a GPU) comes back on every
+# restart, though most NCCL errors are transient.
+_retry(owner) := {"retryable": false} if owner == "user"
+
+else := {}
 
 # NCCL's "Cuda failure 'out of memory'" is a CUDA OOM, not a NCCL fault.
 _cuda_oom(h) if {

@@ -116,6 +116,7 @@ test_fires_truncated_message_is_user_mismatch if {
 	some f in fs
 	startswith(f.params.kind, "the ranks called mismatched collectives")
 	f.owner == "user"
+	f.retryable == false
 	f.evidence[0].line == 2
 }
 
@@ -141,4 +142,13 @@ test_quiet_after_nccl_out_of_memory if {
 	})
 	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
 	count(fs) == 0
+}
+
+# A transient NCCL error leaves retrying to its category.
+test_quiet_retry_left_to_category_for_platform_errors if {
+	pod := _pod({"exec.nccl-error.result": _m(8, "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:1331, unhandled system error (run with NCCL_DEBUG=INFO for details), NCCL version 2.18.5")})
+	fs := nccl_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	count(fs) == 1
+	some f in fs
+	not "retryable" in object.keys(f)
 }
