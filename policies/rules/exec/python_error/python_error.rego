@@ -84,7 +84,7 @@ findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	not exec.specific_hit(pod, c)
+	not _specific_cause(pod, c)
 	lf := _log(pod, c)
 	e := _exception(lf)
 	type := exec.exception_type(e)
@@ -104,6 +104,24 @@ findings contains f if {
 		"time": exec.finished_at(c, lf),
 	}
 }
+
+# _specific_cause holds when a failure signature (exec.*, node.*) matched
+# relevantly in the container and training did not carry on after it. A
+# match the log trained past (a caught OOM whose batch was skipped, a
+# retried download) explains nothing, and the uncaught exception that
+# ended the run later is the cause; rules that still report such a match
+# replace this fallback anyway.
+_specific_cause(pod, c) if {
+	some lf in exec.scanned(c)
+	some id, m in lf.matches
+	_failure_id(id)
+	exec.relevant(pod, c, lf, m)
+	not exec.survived(lf, m)
+}
+
+_failure_id(id) if startswith(id, "exec.")
+
+_failure_id(id) if startswith(id, "node.")
 
 # The innermost "File ..." line of the traceback, when the scanner kept it.
 _frame(pod, c, lf) := [{

@@ -64,3 +64,14 @@ test_fires_unwraps_ray_task_error if {
 	some f in fs
 	f.params.type == "KeyError"
 }
+
+# fairseq caught an OOM and trained on for an hour before a KeyError ended
+# the run: the KeyError is the cause.
+test_fires_after_a_match_training_carried_on_after if {
+	oom := {"count": 1, "firstLine": 83, "lastLine": 83, "samples": [{"line": 83, "text": "OOM: Ran out of memory with exception: CUDA out of memory. Tried to allocate 1.95 GiB"}]}
+	base := testing.pod(testing.failed, {"exec.cuda-oom.torch": oom}, {"lastStepLine": 150})
+	pod := _with_exception(base, "KeyError: 'teacher_logits'", [])
+	fs := python_error.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.type == "KeyError"
+}
