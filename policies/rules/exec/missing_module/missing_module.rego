@@ -65,10 +65,11 @@ signatures contains {
 }
 
 # A command missing from the image ("bash: torchrun: command not found",
-# dash's "sh: 1: torchrun: not found", a Chinese locale's 未找到命令).
+# dash's "sh: 1: torchrun: not found", a Chinese locale's 未找到命令, the
+# DeepSpeed runner's "launcher 'pdsh' not installed" for a multi-node run).
 signatures contains {
 	"id": "exec.missing-module.command",
-	"pattern": `: command not found|executable file not found in \$PATH|: not found$|未找到命令`,
+	"pattern": `: command not found|executable file not found in \$PATH|: not found$|未找到命令|launcher '[\w\-]+' not installed`,
 }
 
 # CUDA libraries and symbols belong to exec.cuda-env.
@@ -113,6 +114,9 @@ _module(t) := _top(m[0][1]) if {
 	count(m) > 0
 } else := sprintf("command %s", [m[0][1]]) if {
 	m := regex.find_all_string_submatch_n(`exec: "?([^"\s]+)"?: executable file not found`, t, 1)
+	count(m) > 0
+} else := sprintf("command %s", [m[0][1]]) if {
+	m := regex.find_all_string_submatch_n(`launcher '([\w\-]+)' not installed`, t, 1)
 	count(m) > 0
 } else := "a required package"
 
