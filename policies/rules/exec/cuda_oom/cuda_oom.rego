@@ -5,8 +5,10 @@
 #   (PyTorch CUDA/HIP OutOfMemoryError in its 1.x to 2.x wordings, "CUDA
 #   error: out of memory", cuBLAS or cuDNN allocation and workspace
 #   failures, NCCL failing to allocate its buffers, TensorFlow "OOM when
-#   allocating tensor", JAX/XLA RESOURCE_EXHAUSTED). Other ranks then
-#   usually time out in their next collective.
+#   allocating tensor", JAX/XLA RESOURCE_EXHAUSTED on GPU or TPU HBM,
+#   PaddlePaddle "Out of memory error on GPU"). Other ranks then usually
+#   time out in their next collective. An error the training loop caught
+#   and trained on after (a skipped batch, a smaller retry) is not one.
 # custom:
 #   severity: error
 #   owner: user
@@ -27,7 +29,7 @@
 #   zh:
 #     title: GPU 显存不足
 #     description: |
-#       训练进程申请的 GPU 显存超过了可用量而失败（PyTorch 1.x 到 2.x 各版本措辞的 CUDA/HIP OutOfMemoryError、"CUDA error: out of memory"、cuBLAS 或 cuDNN 分配及工作区失败、NCCL 无法分配缓冲区、TensorFlow "OOM when allocating tensor"、JAX/XLA RESOURCE_EXHAUSTED）。其他 rank 通常随后会在下一次集合通信中超时。
+#       训练进程申请的 GPU 显存超过了可用量而失败（PyTorch 1.x 到 2.x 各版本措辞的 CUDA/HIP OutOfMemoryError、"CUDA error: out of memory"、cuBLAS 或 cuDNN 分配及工作区失败、NCCL 无法分配缓冲区、TensorFlow "OOM when allocating tensor"、GPU 或 TPU HBM 上的 JAX/XLA RESOURCE_EXHAUSTED、PaddlePaddle "Out of memory error on GPU"）。其他 rank 通常随后会在下一次集合通信中超时。训练循环捕获后继续训练的错误（跳过该批次、用更小的 batch 重试）不算。
 package traindoc.rules.exec.cuda_oom
 
 import data.traindoc.lib.exec
@@ -47,7 +49,7 @@ signatures contains {
 # stream executor report them.
 signatures contains {
 	"id": "exec.cuda-oom.cuda-error",
-	"pattern": `CUDA error: out of memory|Cuda failure (?:\d+ )?'out of memory'|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaMalloc(?:Async)?(?: retry)? failed: out of memory|NCCL WARN Failed to CUDA calloc \d+ bytes`,
+	"pattern": `CUDA (?:driver )?error: ?out of memory|Cuda failure (?:\d+ )?'out of memory'|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|HIP_ERROR_OutOfMemory|hipErrorOutOfMemory|cudaMalloc(?:Async)?(?: retry)? failed: out of memory|NCCL WARN Failed to CUDA calloc \d+ bytes`,
 }
 
 # cuBLAS, cuDNN and friends failing to get memory for a handle or a
@@ -59,10 +61,20 @@ signatures contains {
 }
 
 # JAX/XLA and TensorFlow (TF 1.x "Resource exhausted: OOM when allocating
-# tensor", TF 2.x ResourceExhaustedError, XlaRuntimeError RESOURCE_EXHAUSTED).
+# tensor", TF 2.x ResourceExhaustedError, XlaRuntimeError RESOURCE_EXHAUSTED,
+# the TPU compiler's "Ran out of memory in memory space hbm", the older
+# BFC wording "Attempting to allocate 31.06M. That was not possible").
 signatures contains {
 	"id": "exec.cuda-oom.xla",
-	"pattern": `(?i:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|.*(?:Failed to allocate|[Oo]ut of memory))|OOM when allocating tensor`,
+	"pattern": `(?i:RESOURCE_EXHAUSTED|Resource exhausted): (?:Out of memory|Attempting to allocate|.*(?:Failed to allocate|[Oo]ut of memory))|OOM when allocating tensor|ResourceExhaustedError: (?:Ran out of GPU memory|failed to allocate memory)|Ran out of memory in memory space hbm`,
+}
+
+# PaddlePaddle's allocator ("ResourceExhaustedError:" followed by "Out of
+# memory error on GPU 0. Cannot allocate 3.62GB memory on GPU 0, ...").
+signatures contains {
+	"id": "exec.cuda-oom.paddle",
+	"pattern": `Out of memory error on GPU ?\d+\. Cannot allocate`,
+	"hint": "Out of memory error on GPU",
 }
 
 # vLLM/serving engines used in RL training loops.
@@ -77,6 +89,7 @@ _api := {
 	"exec.cuda-oom.cuda-error": "CUDA runtime",
 	"exec.cuda-oom.library": "cuBLAS/cuDNN allocation",
 	"exec.cuda-oom.xla": "XLA/TensorFlow",
+	"exec.cuda-oom.paddle": "PaddlePaddle",
 	"exec.cuda-oom.kv-cache": "inference KV cache",
 }
 
@@ -84,9 +97,15 @@ _api := {
 # buffers (a retried, usually harmless allocation).
 _host := `device:CPU|allocator cpu\b|allocator mklcpu|bytes on host|pinned host memory`
 
+# A loop that catches the error, skips the batch or retries with a
+# smaller one (fairseq's "attempting to recover from OOM", a batch size
+# finder) prints the same words and trains on: only an error that training
+# did not carry on after counts, even when the job later failed of
+# something else.
 _gpu_hits(pod, c) := [h |
 	some h in exec.hits(pod, c, object.keys(_api))
 	_gpu(h)
+	not exec.survived(h.log, h.m)
 ]
 
 _gpu(h) if {

@@ -86,3 +86,17 @@ test_fires_signature_family if {
 	regex.match(t.pattern, "RuntimeError: cuda runtime error (2) : out of memory at /pytorch/aten/src/THC/THCCachingAllocator.cpp:510")
 	regex.match(t.pattern, "RuntimeError: Caught OutOfMemoryError in replica 0 on device 0.")
 }
+
+# fairseq's trainer catches the error, skips the batch and trains on: the
+# job failing later of something else does not make it the cause.
+test_quiet_when_training_carried_on_after_it if {
+	pod := _pod({"exec.cuda-oom.torch": _match("| OOM: Ran out of memory with exception: CUDA out of memory. Tried to allocate 62.00 MiB (GPU 0; 15.90 GiB total capacity)")}, {"lastStepLine": 900}, _failed)
+	count(cuda_oom.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_fires_on_paddle_oom if {
+	pod := _pod({"exec.cuda-oom.paddle": _match("Out of memory error on GPU 0. Cannot allocate 400.000244MB memory on GPU 0, 7.288696GB memory has been allocated and available memory is only 155.187500MB.")}, {}, _failed)
+	fs := cuda_oom.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.api == "PaddlePaddle"
+}

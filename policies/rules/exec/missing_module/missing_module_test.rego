@@ -58,3 +58,34 @@ test_quiet_undefined_symbol_split if {
 	nccl := testing.pod(testing.failed, {"exec.missing-module.import": testing.match("ImportError: /usr/local/lib/python3.10/dist-packages/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommRegister")}, {})
 	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [nccl]}
 }
+
+test_fires_on_missing_package_metadata if {
+	pod := testing.pod(testing.failed, {"exec.missing-module.package": testing.match("importlib.metadata.PackageNotFoundError: No package metadata was found for bitsandbytes")}, {})
+	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.module == "bitsandbytes"
+}
+
+test_fires_on_unknown_model_type if {
+	pod := testing.pod(testing.failed, {"exec.missing-module.package": testing.match("ValueError: The checkpoint you are trying to load has model type `qwen3_moe` but Transformers does not recognize this architecture.")}, {})
+	fs := missing_module.findings with input as {"phase": "Failed", "pods": [pod]}
+	some f in fs
+	f.params.module == "transformers (model type qwen3_moe)"
+}
+
+# torchvision warns at import that its optional image extension does not
+# load; the job fails of something else, or right after.
+test_quiet_on_a_warning if {
+	line := "/usr/local/lib/python3.10/dist-packages/torchvision/io/image.py:13: UserWarning: Failed to load image Python extension: '/usr/local/lib/python3.10/dist-packages/torchvision/image.so: undefined symbol: _ZN3c104impl8GPUTrace13gpuTraceStateE'"
+	base := testing.pod(testing.failed, {"exec.missing-module.import": testing.match(line)}, {})
+	c := base.containers[0]
+	pod := object.union(base, {"containers": [object.union(c, {"logs": [object.union(c.logs[0], {"tail": [line, "  warn("]})]})]})
+	count(missing_module.findings) == 0 with input as {"phase": "Failed", "pods": [pod]}
+}
+
+test_signatures_of_new_wordings if {
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "ImportError: FlashAttention2 has been toggled on, but it cannot be used due to the following error: the package flash_attn seems to be not installed.")
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "ImportError: numpy.core.multiarray failed to import")
+	regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.package"), "pkg_resources.DistributionNotFound: The 'zenodo' distribution was not found and is required by the application")
+	not regex.match(testing.pattern(missing_module.signatures, "exec.missing-module.import"), "[NeMo W 2022-01-19 10:00:00 megatron_init:52] Apex was not found. Using model parallel or megatron models will error out.")
+}

@@ -4,7 +4,9 @@
 #   The training process ended with an uncaught Python exception that no more
 #   specific rule explains (KeyError, ValueError, TypeError, AttributeError,
 #   IndexError, AssertionError, a shape mismatch, ...). It is the program's
-#   own error.
+#   own error. A launcher's wrapper (torchrun's ChildFailedError, Accelerate's
+#   CalledProcessError, Ray's RayTaskError) names the rank's exception, also
+#   when mpirun tags each rank's lines.
 # custom:
 #   severity: error
 #   owner: user
@@ -24,18 +26,36 @@
 #   zh:
 #     title: 未捕获的 Python 异常
 #     description: |
-#       训练进程以一个未被捕获、且没有更具体规则能解释的 Python 异常结束（KeyError、ValueError、TypeError、AttributeError、IndexError、AssertionError、形状不匹配等）。这是程序自身的错误。
+#       训练进程以一个未被捕获、且没有更具体规则能解释的 Python 异常结束（KeyError、ValueError、TypeError、AttributeError、IndexError、AssertionError、形状不匹配等）。这是程序自身的错误。启动器的包装异常（torchrun 的 ChildFailedError、Accelerate 的 CalledProcessError、Ray 的 RayTaskError）报告的是 rank 自身的异常，mpirun 给每个 rank 的输出加标签时也是如此。
 package traindoc.rules.exec.python_error
 
 import data.traindoc.lib.exec
 import data.traindoc.lib.k8s
 import data.traindoc.lib.python
 
+# mpirun's --tag-output (MPIJob launchers, Horovod, DeepSpeed's MPI
+# runner) puts "[1,3]<stderr>:" before every line of a rank, which hides
+# its tracebacks from the scanner: the rank's exception line is found by
+# this context signature instead.
+signatures contains {
+	"id": "launcher.mpi-exception",
+	"pattern": `^\[\d+,\d+\]<std(?:out|err)>:\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Interrupt|Exit|Failure)(?:\([\w.]+\))?: `,
+	"hint": ">:",
+}
+
 # The exception of a log (see python.exception): the rank's own when the
-# last traceback is a launcher's wrapper.
+# last traceback is a launcher's wrapper, else the last exception line an
+# mpirun rank printed.
 _exception(lf) := e if {
 	e := python.exception(lf)
 	e != ""
+} else := e if {
+	es := [s.text |
+		some s in object.get(object.get(lf, "matches", {}), ["launcher.mpi-exception", "samples"], [])
+		not exec.exception_type(s.text) in exec.wrapper_exceptions
+	]
+	count(es) > 0
+	e := es[count(es) - 1]
 }
 
 # The log to read: the current one if the container failed now, else the
@@ -64,7 +84,7 @@ findings contains f if {
 	input.phase != "Succeeded"
 	some pod in input.pods
 	some c in k8s.containers(pod)
-	not exec.specific_hit(pod, c)
+	not _specific_cause(pod, c)
 	lf := _log(pod, c)
 	e := _exception(lf)
 	type := exec.exception_type(e)
@@ -84,6 +104,24 @@ findings contains f if {
 		"time": exec.finished_at(c, lf),
 	}
 }
+
+# _specific_cause holds when a failure signature (exec.*, node.*) matched
+# relevantly in the container and training did not carry on after it. A
+# match the log trained past (a caught OOM whose batch was skipped, a
+# retried download) explains nothing, and the uncaught exception that
+# ended the run later is the cause; rules that still report such a match
+# replace this fallback anyway.
+_specific_cause(pod, c) if {
+	some lf in exec.scanned(c)
+	some id, m in lf.matches
+	_failure_id(id)
+	exec.relevant(pod, c, lf, m)
+	not exec.survived(lf, m)
+}
+
+_failure_id(id) if startswith(id, "exec.")
+
+_failure_id(id) if startswith(id, "node.")
 
 # The innermost "File ..." line of the traceback, when the scanner kept it.
 _frame(pod, c, lf) := [{

@@ -34,3 +34,16 @@ test_fires_on_free_memory_below_utilization if {
 	regex.match(_re("exec.vllm-oom.startup"), "ValueError: Free memory on device cuda:1 (19.77/22.05 GiB) on startup is less than desired GPU memory utilization (0.9, 19.84 GiB). Decrease GPU memory utilization or reduce GPU memory used by other processes.")
 	regex.match(_re("exec.vllm-oom.startup"), "ValueError: Free memory on device (7.34/139.72 GiB) on startup is less than desired GPU memory utilization (0.9, 125.75 GiB).")
 }
+
+# SGLang, verl's other rollout engine, refuses to start the same way.
+test_fires_on_sglang_not_enough_memory if {
+	line := "(WorkerDict pid=5120, ip=10.244.5.31) RuntimeError: Not enough memory. Please try to increase --mem-fraction-static."
+	fs := vllm_gpu_memory.findings with input as {"kind": "RayJob", "phase": "Failed", "pods": [_pod({"exec.vllm-oom.sglang": _m(line)}, {})]}
+	some f in fs
+	startswith(f.params.problem, "SGLang's KV cache pool")
+}
+
+test_quiet_on_sglang_kv_cache_allocation if {
+	not regex.match(_re("exec.vllm-oom.sglang"), "KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB")
+	not regex.match(_re("exec.vllm-oom.sglang"), "server_args=ServerArgs(model_path='Qwen/Qwen2.5-7B', mem_fraction_static=0.88, tp_size=1)")
+}
