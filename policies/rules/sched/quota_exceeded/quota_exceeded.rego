@@ -12,8 +12,8 @@
 #   severity: error
 #   owner: platform
 #   message:
-#     en: "{{.quota}} refuses the job{{if .resources}} ({{.resources}}){{end}}: {{.detail}}"
-#     zh: "{{.quota}} 拒绝了该作业{{if .resources}}（{{.resources}}）{{end}}：{{.detail}}"
+#     en: "{{.quota.en}} refuses the job{{if .resources}} ({{.resources}}){{end}}: {{if .why}}{{.why.en}}{{else}}{{.detail}}{{end}}"
+#     zh: "{{.quota.zh}} 拒绝了该作业{{if .resources}}（{{.resources}}）{{end}}：{{if .why}}{{.why.zh}}{{else}}{{.detail}}{{end}}"
 #   remediation:
 #     en: |
 #       - See the quota and what is used: `kubectl describe resourcequota -n <namespace>`; for Kueue, `kubectl describe clusterqueue <queue>` and `kubectl get workloads -n <namespace>`.
@@ -53,7 +53,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [m[0][1]]), "resources": _keys(m[0][3]), "detail": sprintf("limited: %s", [trim_right(m[0][3], ".\"")])},
+		"params": {"quota": _same(sprintf("ResourceQuota %s", [m[0][1]])), "resources": _keys(m[0][3]), "why": _limited(trim_right(m[0][3], ".\""))},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -70,7 +70,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [m[0][2]]), "resources": _must(m[0]), "detail": _short_reason(m[0])},
+		"params": object.union({"quota": _same(sprintf("ResourceQuota %s", [m[0][2]])), "resources": _must(m[0])}, _short_reason(m[0])),
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -88,9 +88,16 @@ _answered if {
 	count(k8s.list(object.get(input, "pods", []))) >= want
 }
 
-_short_reason(m) := m[3] if m[3] != ""
+_short_reason(m) := {"detail": m[3]} if m[3] != ""
 
-else := sprintf("%s quota", [m[1]])
+else := {"why": {"en": "exceeded quota", "zh": "超出配额"}} if m[1] == "exceeded"
+
+else := {"why": {"en": "failed quota", "zh": "配额检查未通过"}}
+
+# _same is a name that reads the same in both languages.
+_same(s) := {"en": s, "zh": s}
+
+_limited(x) := {"en": sprintf("limited: %s", [x]), "zh": sprintf("上限：%s", [x])}
 
 _must(m) := concat(", ", split(trim_prefix(m[3], "must specify "), ",")) if m[3] != ""
 
@@ -181,7 +188,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
-		"params": {"quota": sprintf("%s %s", [m[0][1], m[0][2]]), "resources": "", "detail": m[0][0]},
+		"params": {"quota": _same(sprintf("%s %s", [m[0][1], m[0][2]])), "resources": "", "detail": m[0][0]},
 		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -189,9 +196,9 @@ findings contains f if {
 
 _aref(a) := {"kind": a.kind, "namespace": object.get(a, "namespace", ""), "name": a.name}
 
-_queue(a) := sprintf("Kueue queue %s", [a.queue]) if a.queue != ""
+_queue(a) := {"en": sprintf("Kueue queue %s", [a.queue]), "zh": sprintf("Kueue 队列 %s", [a.queue])} if a.queue != ""
 
-else := "Kueue ClusterQueue"
+else := _same("Kueue ClusterQueue")
 
 # "couldn't assign flavors to pod set master: ...; couldn't assign flavors
 # to pod set worker: ..." -> one segment per pod set.
@@ -213,7 +220,7 @@ findings contains f if {
 	h < need
 	f := {
 		"subject": {"kind": "ResourceQuota", "name": q.name},
-		"params": {"quota": sprintf("ResourceQuota %s", [q.name]), "resources": key, "detail": sprintf("hard %s=%s < %s", [key, hard, _amount_text(key, need)])},
+		"params": {"quota": _same(sprintf("ResourceQuota %s", [q.name])), "resources": key, "why": {"en": sprintf("hard %s=%s < %s", [key, hard, _amount_text(key, need)]), "zh": sprintf("硬上限 %s=%s < %s", [key, hard, _amount_text(key, need)])}},
 		"evidence": [k8s.field_evidence({"kind": "ResourceQuota", "namespace": object.get(input, "namespace", ""), "name": q.name}, sprintf("spec.hard[%s]", [key]), sprintf("hard=%s used=%s; the job needs %s", [hard, object.get(object.get(q, "used", {}), key, "?"), _amount_text(key, need)]))],
 		"time": object.get(input, "createdAt", ""),
 	}
@@ -270,7 +277,7 @@ findings contains f if {
 	q.state in {"Closed", "Closing", "Hold", "HoldAndDrain"}
 	f := {
 		"subject": {"kind": q.kind, "name": q.name},
-		"params": {"quota": _queue_name(q), "resources": "", "detail": sprintf("the queue is %s", [_state_word(q.state)])},
+		"params": {"quota": _queue_name(q), "resources": "", "why": _queue_state(_state_word(q.state))},
 		"evidence": [k8s.field_evidence(sched.queue_ref(q), _state_field(q), q.state)],
 		"time": object.get(input, "createdAt", ""),
 	}
@@ -286,11 +293,16 @@ _state_field(q) := "spec.stopPolicy" if {
 	contains(object.get(q, "apiVersion", ""), "tensorstack")
 } else := "status.state"
 
-_queue_name(q) := sprintf("Volcano queue %s", [q.name]) if {
+_queue_name(q) := {"en": sprintf("Volcano queue %s", [q.name]), "zh": sprintf("Volcano 队列 %s", [q.name])} if {
 	contains(object.get(q, "apiVersion", ""), "volcano")
-} else := sprintf("TensorStack queue %s", [q.name]) if {
+} else := {"en": sprintf("TensorStack queue %s", [q.name]), "zh": sprintf("TensorStack 队列 %s", [q.name])} if {
 	contains(object.get(q, "apiVersion", ""), "tensorstack")
-} else := sprintf("Kueue %s %s", [q.kind, q.name])
+} else := _same(sprintf("Kueue %s %s", [q.kind, q.name]))
+
+# _queue_state says what state a queue is in, in both languages.
+_queue_state(w) := {"en": sprintf("the queue is %s", [w]), "zh": z} if {
+	z := {"stopped": "队列已停止", "closed": "队列已关闭", "closing": "队列正在关闭"}[w]
+} else := {"en": sprintf("the queue is %s", [w]), "zh": sprintf("队列状态为 %s", [w])}
 
 # A Kueue ClusterQueue that says it cannot admit (Active=False).
 findings contains f if {
@@ -318,7 +330,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("Volcano queue %s", [m[0][1]]), "resources": "", "detail": sprintf("the queue is %s", [lower(m[0][2])])},
+		"params": {"quota": _volcano(m[0][1]), "resources": "", "why": _queue_state(lower(m[0][2]))},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -334,7 +346,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("Queue %s", [m[0][1]]), "resources": "", "detail": "the queue is closed"},
+		"params": {"quota": {"en": sprintf("Queue %s", [m[0][1]]), "zh": sprintf("队列 %s", [m[0][1]])}, "resources": "", "why": _queue_state("closed")},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -355,7 +367,7 @@ findings contains f if {
 	need > sched.number(quota)
 	f := {
 		"subject": {"kind": q.kind, "name": q.name},
-		"params": {"quota": _queue_name(q), "resources": res, "detail": sprintf("%s %s < %s the job needs", [res, quota, sched.fmt_number(need)])},
+		"params": {"quota": _queue_name(q), "resources": res, "why": {"en": sprintf("%s %s < %s the job needs", [res, quota, sched.fmt_number(need)]), "zh": sprintf("%s %s < 作业所需的 %s", [res, quota, sched.fmt_number(need)])}},
 		"evidence": [k8s.field_evidence(sched.queue_ref(q), _quota_field(q), sprintf("%s: quota %s, allocated %s; the job needs %s", [res, quota, object.get(object.get(q, "allocated", {}), res, "0"), sched.fmt_number(need)]))],
 		"time": object.get(input, "createdAt", ""),
 	}
@@ -400,7 +412,7 @@ findings contains f if {
 	contains(object.get(c, "message", ""), "Workload namespace doesn't match ClusterQueue selector")
 	f := {
 		"subject": {"kind": "Workload", "name": a.name},
-		"params": {"quota": _queue(a), "resources": "", "detail": "the job's namespace is not among the namespaces the ClusterQueue admits"},
+		"params": {"quota": _queue(a), "resources": "", "why": {"en": "the job's namespace is not among the namespaces the ClusterQueue admits", "zh": "作业所在的命名空间不在该 ClusterQueue 接纳的命名空间之内"}},
 		"evidence": [k8s.condition_evidence(_aref(a), sprintf("status.conditions[%s]", [c.type]), c)],
 		"time": object.get(c, "lastTransitionTime", ""),
 	}
@@ -416,7 +428,7 @@ findings contains f if {
 	count(m) > 0
 	f := {
 		"subject": {"kind": e.object.kind, "name": e.object.name},
-		"params": {"quota": sprintf("Volcano queue %s", [m[0][1]]), "resources": "", "detail": "the queue does not exist"},
+		"params": {"quota": _volcano(m[0][1]), "resources": "", "why": {"en": "the queue does not exist", "zh": "队列不存在"}},
 		"evidence": [k8s.event_evidence(e)],
 		"time": k8s.event_time(e),
 	}
@@ -440,6 +452,8 @@ findings contains f if {
 	}
 }
 
-_sched_quota_name(x) := sprintf("ElasticQuota %s", [x[1]]) if x[1] != ""
+_sched_quota_name(x) := _same(sprintf("ElasticQuota %s", [x[1]])) if x[1] != ""
 
-else := "GPU quota (gpu-admission)"
+else := {"en": "GPU quota (gpu-admission)", "zh": "GPU 配额（gpu-admission）"}
+
+_volcano(name) := {"en": sprintf("Volcano queue %s", [name]), "zh": sprintf("Volcano 队列 %s", [name])}

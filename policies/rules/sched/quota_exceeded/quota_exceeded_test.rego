@@ -14,7 +14,7 @@ test_fires_operator_event if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [_event("PyTorchJob", "llm", msg)]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"quota": "ResourceQuota team-a-gpu", "resources": "requests.nvidia.com/gpu", "detail": "limited: requests.nvidia.com/gpu=24"}
+	f.params == {"quota": {"en": "ResourceQuota team-a-gpu", "zh": "ResourceQuota team-a-gpu"}, "resources": "requests.nvidia.com/gpu", "why": {"en": "limited: requests.nvidia.com/gpu=24", "zh": "上限：requests.nvidia.com/gpu=24"}}
 	f.subject == {"kind": "PyTorchJob", "name": "llm"}
 }
 
@@ -36,7 +36,7 @@ test_fires_kueue_max_capacity if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Suspended", "events": [], "admission": [a]}
 	count(fs) == 1
 	some f in fs
-	f.params.quota == "Kueue queue team-a-queue"
+	f.params.quota == {"en": "Kueue queue team-a-queue", "zh": "Kueue 队列 team-a-queue"}
 	f.params.resources == "nvidia.com/gpu"
 	f.params.detail == "worker: insufficient quota for nvidia.com/gpu in flavor h100, request > maximum capacity (24 > 16)"
 }
@@ -57,7 +57,7 @@ test_fires_resourcequota_hard_below_need if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "namespace": "team-a", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 1
 	some f in fs
-	f.params.detail == "hard requests.nvidia.com/gpu=16 < 32"
+	f.params.why.en == "hard requests.nvidia.com/gpu=16 < 32"
 }
 
 test_quiet_quota_large_enough_silent if {
@@ -73,7 +73,7 @@ test_fires_limits_memory_below_need if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "x", "phase": "Pending", "events": [], "replicas": [g], "quotas": [q]}
 	count(fs) == 1
 	some f in fs
-	f.params.detail == "hard limits.memory=300Gi < 400Gi"
+	f.params.why.en == "hard limits.memory=300Gi < 400Gi"
 }
 
 _gpu_group(n, per_pod) := {"type": "Worker", "expected": n, "template": {"containers": [{"name": "pytorch", "limits": {"nvidia.com/gpu": per_pod}}]}}
@@ -83,21 +83,21 @@ test_fires_volcano_queue_closed if {
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q]}
 	count(fs) == 1
 	some f in fs
-	f.params == {"quota": "Volcano queue research", "resources": "", "detail": "the queue is closed"}
+	f.params == {"quota": {"en": "Volcano queue research", "zh": "Volcano 队列 research"}, "resources": "", "why": {"en": "the queue is closed", "zh": "队列已关闭"}}
 }
 
 test_fires_queue_capability_below_need if {
 	q := {"kind": "Queue", "apiVersion": "scheduling.volcano.sh/v1beta1", "name": "research", "state": "Open", "quota": {"nvidia.com/gpu": "16"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(4, "8")]}
 	some f in fs
-	f.params.detail == "nvidia.com/gpu 16 < 32 the job needs"
+	f.params.why == {"en": "nvidia.com/gpu 16 < 32 the job needs", "zh": "nvidia.com/gpu 16 < 作业所需的 32"}
 }
 
 test_fires_t9k_queue_quota_below_need if {
 	q := {"kind": "Queue", "apiVersion": "scheduler.tensorstack.dev/v1beta1", "name": "a100", "quota": {"requests.nvidia.com/gpu": "8"}}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchTrainingJob", "name": "sft", "phase": "Pending", "events": [], "queues": [q], "replicas": [_gpu_group(2, "8")]}
 	some f in fs
-	f.params.quota == "TensorStack queue a100"
+	f.params.quota.en == "TensorStack queue a100"
 }
 
 test_quiet_cohort_may_borrow if {
@@ -127,7 +127,7 @@ test_fires_queue_closed_event if {
 	e := {"type": "Warning", "reason": "Unschedulable", "count": 3, "message": "Queue <research> is closed", "object": {"kind": "PodGroup", "name": "llm"}, "firstTime": "2026-03-01T10:00:00Z"}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "phase": "Pending", "events": [e]}
 	some f in fs
-	f.params.quota == "Queue research"
+	f.params.quota == {"en": "Queue research", "zh": "队列 research"}
 }
 
 # A refusal the controller's retry got past: every pod exists and runs.
@@ -146,14 +146,14 @@ test_fires_kueue_namespace_selector if {
 	wl := {"kind": "Workload", "name": "pytorchjob-llm-1a2b3", "queue": "team-a", "conditions": [c]}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "admission": [wl], "events": []}
 	some f in fs
-	f.params.quota == "Kueue queue team-a"
+	f.params.quota.en == "Kueue queue team-a"
 }
 
 test_fires_volcano_queue_missing if {
 	msg := `admission webhook "validatepodgroup.volcano.sh" denied the request: failed to get queue: queues.scheduling.volcano.sh "research" not found`
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "events": [object.union(_event("PyTorchJob", "llm", msg), {"reason": "FailedCreatePodGroup"})]}
 	some f in fs
-	f.params.quota == "Volcano queue research"
+	f.params.quota.en == "Volcano queue research"
 }
 
 test_fires_elastic_quota_prefilter if {
@@ -164,6 +164,6 @@ test_fires_elastic_quota_prefilter if {
 	}]}
 	fs := quota_exceeded.findings with input as {"kind": "PyTorchJob", "name": "llm", "pods": [pod], "events": []}
 	some f in fs
-	f.params.quota == "ElasticQuota quota1"
+	f.params.quota.en == "ElasticQuota quota1"
 	f.subject.name == "llm-worker-0"
 }
