@@ -12,7 +12,7 @@
 #   explains: [sched.gang-pending]
 #   message:
 #     en: "{{.pods}} pod(s) fit no node because of {{.constraints}}. Scheduler: {{.detail}}"
-#     zh: "{{.pods}} 个 Pod 没有可匹配的节点，原因：{{.constraints}}。调度器：{{.detail}}"
+#     zh: "{{.pods}} 个 Pod 没有可匹配的节点，原因：{{.constraints_zh}}。调度器：{{.detail}}"
 #   remediation:
 #     en: |
 #       - List the labels the pod asks for and the nodes that carry them: `kubectl get nodes -L <label>` and `kubectl get pod <pod> -o jsonpath='{.spec.nodeSelector}{.spec.affinity}'`.
@@ -47,6 +47,18 @@ _constraints := [
 	["volume node affinity", `had volume node affinity conflict`],
 	["volume zone", `had no available volume zone|NoVolumeZoneConflict`],
 ]
+
+# The constraints' names in Chinese, for the Chinese message.
+_zh := {
+	"node affinity/selector": "节点亲和性/选择器",
+	"taints": "污点",
+	"node condition taints": "节点状态污点",
+	"pod affinity/anti-affinity": "Pod 亲和性/反亲和性",
+	"topology spread constraints": "拓扑分布约束",
+	"cordoned nodes": "已停止调度（cordon）的节点",
+	"volume node affinity": "卷的节点亲和性",
+	"volume zone": "卷所在的可用区",
+}
 
 # Capacity reasons: when present, capacity is what blocks the pod (the
 # other rules say so) and placement only narrows the candidates.
@@ -84,6 +96,7 @@ _hits contains m if {
 _params := {
 	"pods": count({m.pod | some m in _hits}),
 	"constraints": concat(", ", sort({c | some m in _hits; some c in _found(m.text)})),
+	"constraints_zh": concat("、", sort({_zh[c] | some m in _hits; some c in _found(m.text)})),
 	"detail": sched.short(sort([[m.time, m.text] | some m in _hits])[0][1]),
 }
 

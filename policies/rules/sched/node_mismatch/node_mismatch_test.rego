@@ -24,6 +24,7 @@ test_fires_selector_and_taint if {
 	f.subject.name == "gpt-worker-0"
 	f.params.pods == 1
 	f.params.constraints == "node affinity/selector, taints"
+	f.params.constraints_zh == "污点、节点亲和性/选择器"
 	f.params.detail == "0/6 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 5 node(s) didn't match Pod's node affinity/selector."
 	f.owner == "user"
 }
@@ -106,4 +107,12 @@ test_quiet_old_host_ports_predicate if {
 	msg := "No nodes are available that match all of the following predicates:: PodFitsHostPorts (1), PodToleratesNodeTaints (1)."
 	fs := node_mismatch.findings with input as {"pods": [_pending_pod("w-0", msg)], "events": []}
 	count(fs) == 0
+}
+
+# Every constraint has a Chinese name, or the Chinese message would drop it.
+test_fires_every_constraint_named_in_chinese if {
+	every c in node_mismatch._constraints {
+		node_mismatch._zh[c[0]] != ""
+	}
+	node_mismatch._zh["node condition taints"] != ""
 }
