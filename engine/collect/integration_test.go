@@ -86,8 +86,14 @@ func load(t *testing.T, c *clustertest.Cluster, dir string, strip bool) *cluster
 
 func collectInto(t *testing.T, c *clustertest.Cluster, opts collect.Options) (*collect.Result, string) {
 	t.Helper()
+	return collectWithin(t, c, opts, 2*time.Minute)
+}
+
+// collectWithin is collectInto with a deadline of its own.
+func collectWithin(t *testing.T, c *clustertest.Cluster, opts collect.Options, limit time.Duration) (*collect.Result, string) {
+	t.Helper()
 	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	res, err := collect.Collect(ctx, c.Config, "test", opts, dir)
 	if err != nil {

@@ -51,7 +51,10 @@ func TestIntegrationRoundTrip(t *testing.T) {
 			opts := collect.DefaultOptions()
 			opts.AllNamespaces = true
 			opts.LogBytes = 0 // whole logs, as in the fixture
-			res, dir := collectInto(t, c, opts)
+			// Generous, like the diagnosis below: big-million-lines streams
+			// 164 MB of logs through the API server's proxy while another
+			// subtest shares the two cores.
+			res, dir := collectWithin(t, c, opts, 10*time.Minute)
 			if len(res.Jobs) == 0 {
 				t.Fatalf("no jobs collected; notes %q", res.Notes)
 			}
