@@ -5,55 +5,25 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traindoc/traindoc/internal/ziptest"
 )
 
 // zipOf packs a fixture folder into an in-memory zip archive, the way a
 // snapshot is attached to a ticket.
 func zipOf(t *testing.T, dir string) *zip.Reader {
 	t.Helper()
-	b := zipBytes(t, dir, "")
+	b := ziptest.Folder(t, dir, "")
 	r, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return r
-}
-
-// zipBytes packs dir's files below the folder top ("" for none).
-func zipBytes(t *testing.T, dir, top string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := zip.NewWriter(&buf)
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		f, err := w.Create(path.Join(top, filepath.ToSlash(rel)))
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		_, err = f.Write(b)
-		return err
-	})
-	if err == nil {
-		err = w.Close()
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
 }
 
 // TestDiagnoseFS: a snapshot diagnosed straight from a zip archive gets the
@@ -124,7 +94,7 @@ func TestDiagnoseZipFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := filepath.Join(t.TempDir(), tt.name)
-			if err := os.WriteFile(p, zipBytes(t, dir, tt.top), 0o644); err != nil {
+			if err := os.WriteFile(p, ziptest.Folder(t, dir, tt.top), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			got, err := d.Diagnose(context.Background(), p)

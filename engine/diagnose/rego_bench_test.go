@@ -10,6 +10,7 @@ import (
 	"github.com/traindoc/traindoc/engine/evidence"
 	"github.com/traindoc/traindoc/engine/snapshot"
 	"github.com/traindoc/traindoc/internal/adapt"
+	"github.com/traindoc/traindoc/internal/procmem"
 )
 
 // BenchmarkRegoPerJob measures one evaluation of the full rule set on one
@@ -45,12 +46,14 @@ func BenchmarkRegoPerJob(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, j := range jobs {
-			start, cpu0 := time.Now(), cpuTime()
+			start := time.Now()
+			cpu0, _ := procmem.CPUTime()
 			if _, _, err := d.engine.Eval(ctx, j); err != nil {
 				b.Fatal(err)
 			}
 			times = append(times, time.Since(start))
-			cpu = append(cpu, cpuTime()-cpu0)
+			cpu1, _ := procmem.CPUTime()
+			cpu = append(cpu, cpu1-cpu0)
 		}
 	}
 	b.StopTimer()

@@ -1,15 +1,14 @@
 package explain
 
 import (
-	"archive/zip"
 	"flag"
-	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/traindoc/traindoc/internal/ziptest"
 
 	"github.com/traindoc/traindoc/engine/report"
 )
@@ -130,7 +129,9 @@ func TestOverridePrecedence(t *testing.T) {
 
 	// A snapshot given as a zip archive has its prompts/ read in place.
 	archive := filepath.Join(root, "snap.zip")
-	zipFolder(t, snap, "snap", archive)
+	if err := os.WriteFile(archive, ziptest.Folder(t, snap, "snap"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	e0 := newTestExplainer(t, Config{BaseURL: "http://127.0.0.1:1/v1", SnapshotDirs: []string{archive}})
 	rep0 := testReport()
 	job0 := rep0.Jobs[0]
@@ -250,39 +251,5 @@ func TestEventInfoGroupsRepeats(t *testing.T) {
 		"```"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// zipFolder writes the files of dir into a zip archive at out, below top.
-func zipFolder(t *testing.T, dir, top, out string) {
-	t.Helper()
-	f, err := os.Create(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := zip.NewWriter(f)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		zf, err := w.Create(path.Join(top, filepath.ToSlash(rel)))
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err == nil {
-			_, err = zf.Write(b)
-		}
-		return err
-	})
-	if err == nil {
-		err = w.Close()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
 	}
 }

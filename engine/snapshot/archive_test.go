@@ -8,31 +8,18 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/traindoc/traindoc/internal/ziptest"
 )
 
 func writeZip(t *testing.T, entries map[string]string) string {
 	t.Helper()
-	var buf bytes.Buffer
-	w := zip.NewWriter(&buf)
-	names := make([]string, 0, len(entries))
-	for n := range entries {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		f, err := w.Create(n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write([]byte(entries[n])); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
+	files := map[string][]byte{}
+	for n, body := range entries {
+		files[n] = []byte(body)
 	}
 	p := filepath.Join(t.TempDir(), "snap.zip")
-	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(p, ziptest.Archive(t, files), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

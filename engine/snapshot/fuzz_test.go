@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"archive/zip"
 	"bytes"
 	"io"
 	"io/fs"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/traindoc/traindoc/internal/ziptest"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -85,26 +86,7 @@ func checkJSONLike(t *testing.T, v any, depth int) {
 // it or fails with an error, never a panic.
 func FuzzReadZip(f *testing.F) {
 	for _, dir := range []string{"v2", "mixed"} {
-		var buf bytes.Buffer
-		w := zip.NewWriter(&buf)
-		_ = filepath.WalkDir(filepath.Join("testdata", dir), func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(filepath.Join("testdata", dir), p)
-			zf, err := w.Create(filepath.ToSlash(rel))
-			if err == nil {
-				_, err = zf.Write(b)
-			}
-			return err
-		})
-		if w.Close() == nil {
-			f.Add(buf.Bytes())
-		}
+		f.Add(ziptest.Folder(f, filepath.Join("testdata", dir), ""))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := readZip(bytes.NewReader(data), int64(len(data)), "f.zip")

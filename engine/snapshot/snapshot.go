@@ -52,8 +52,6 @@ type Snapshot struct {
 	Objects []*Object
 	// files indexes logs/ and exec/; see PodLogs and PodExec.
 	files podFiles
-	// HasPrompts says the snapshot holds a prompts/ folder.
-	HasPrompts bool
 	// Warnings name files that could not be read or were not understood.
 	Warnings []string
 
@@ -226,7 +224,7 @@ func ReadFS(fsys fs.FS, name string) (*Snapshot, error) {
 				s.readExec()
 				return fs.SkipDir
 			case rel == "prompts":
-				s.HasPrompts = true
+				// Prompt templates: the explainer reads them (snapshot.Open).
 				return fs.SkipDir
 			case strings.HasPrefix(d.Name(), "."):
 				return fs.SkipDir

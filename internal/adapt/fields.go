@@ -37,19 +37,6 @@ func boolean(m map[string]any, path ...string) bool {
 	return b
 }
 
-// intOrString returns a field that kinds declare as a string but people
-// write as a number ("8" or 8), as a string.
-func intOrString(m map[string]any, path ...string) string {
-	v, _, _ := unstructured.NestedFieldNoCopy(m, path...)
-	switch x := v.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	}
-	return ""
-}
-
 // object returns the map at path, or nil. Unlike unstructured.NestedMap it
 // does not copy: adapters only read.
 func object(m map[string]any, path ...string) map[string]any {
@@ -90,8 +77,9 @@ func resources(m map[string]any, path ...string) map[string]string {
 	return out
 }
 
-// quantityAt returns the quantity at path as written: a string, or a
-// number where YAML made one of it ("8").
+// quantityAt returns the field at path as written: a string, or a number
+// where YAML made one of it (a quantity "8", a count of processes per node
+// that kinds declare as a string but people write as 8).
 func quantityAt(m map[string]any, path ...string) string {
 	v, _, _ := unstructured.NestedFieldNoCopy(m, path...)
 	switch x := v.(type) {

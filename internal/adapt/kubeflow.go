@@ -84,7 +84,7 @@ func (kubeflowAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 
 	// Processes per node: spec.nprocPerNode (training-operator >= 1.7),
 	// spec.elasticPolicy.nProcPerNode (older), MPIJob slotsPerWorker.
-	nproc := cmp.Or(intOrString(m, "spec", "nprocPerNode"), intOrString(m, "spec", "elasticPolicy", "nProcPerNode"), intOrString(m, "spec", "slotsPerWorker"))
+	nproc := cmp.Or(quantityAt(m, "spec", "nprocPerNode"), quantityAt(m, "spec", "elasticPolicy", "nProcPerNode"), quantityAt(m, "spec", "slotsPerWorker"))
 	setProcs(job, nproc)
 	if ep := object(m, "spec", "elasticPolicy"); ep != nil {
 		job.Spec.Elastic = &evidence.Elastic{

@@ -50,7 +50,7 @@ func (t9kAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	if tc := object(m, "spec", "torchrunConfig"); tc != nil {
 		job.Spec.Torchrun = &evidence.Torchrun{
 			Enabled: boolean(tc, "enable") || boolean(tc, "enabled"), MaxRestarts: intPtr(tc, "maxRestarts"),
-			ProcPerNode: intOrString(tc, "procPerNode"), RdzvBackend: str(tc, "rdzvBackend"),
+			ProcPerNode: quantityAt(tc, "procPerNode"), RdzvBackend: str(tc, "rdzvBackend"),
 		}
 		if job.Spec.Torchrun.Enabled {
 			setProcs(job, job.Spec.Torchrun.ProcPerNode)

@@ -22,7 +22,7 @@ func (trainJobAdapter) build(o *snapshot.Object, ix *index, job *evidence.Job) {
 	tr := object(m, replicaPath(o)...)
 	job.Spec.Suspend = boolean(m, "spec", "suspend")
 	job.Spec.Runtime = str(m, "spec", "runtimeRef", "name")
-	setProcs(job, intOrString(tr, "numProcPerNode"))
+	setProcs(job, quantityAt(tr, "numProcPerNode"))
 
 	var jobset *snapshot.Object
 	_, workloads := ix.related(o)

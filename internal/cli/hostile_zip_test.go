@@ -1,15 +1,13 @@
 package cli
 
 import (
-	"archive/zip"
-	"bytes"
 	"encoding/json"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/traindoc/traindoc/internal/ziptest"
 )
 
 // TestHostileZipSnapshot: a snapshot given as a zip archive whose entries
@@ -24,41 +22,13 @@ func TestHostileZipSnapshot(t *testing.T) {
 	}
 	writeHostileSnapshot(t, dir, jobs...)
 
-	var buf bytes.Buffer
-	w := zip.NewWriter(&buf)
-	add := func(name string, data []byte) {
-		f, err := w.Create(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.Write(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		add("snap/"+filepath.ToSlash(rel), b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := ziptest.Files(t, dir, "snap")
 	pod := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"stowaway","namespace":"ml"}}`)
-	add("../../escape.json", pod)
-	add("/etc/evil.json", pod)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	files["../../escape.json"] = pod
+	files["/etc/evil.json"] = pod
 	parent := t.TempDir()
 	archive := filepath.Join(parent, "ticket.zip")
-	mustWrite(t, archive, buf.Bytes())
+	mustWrite(t, archive, ziptest.Archive(t, files))
 	before := treeOf(t, parent)
 
 	fromDir := runBounded(t, false, "diagnose", "--snapshot", dir, "-o", "json")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/traindoc/traindoc/internal/logscan"
+	"github.com/traindoc/traindoc/internal/procmem"
 )
 
 // benchLog returns a generated healthy log of about size bytes (every
@@ -109,7 +110,7 @@ func scanFile(b *testing.B, s *logscan.Scanner, path string, size int64) {
 	runtime.GC()
 	var peak atomic.Uint64
 	stop := sampleHeap(&peak)
-	cpu0 := logscan.CPUTime()
+	cpu0, _ := procmem.CPUTime()
 	b.ResetTimer()
 	var live uint64
 	for i := 0; i < b.N; i++ {
@@ -130,7 +131,8 @@ func scanFile(b *testing.B, s *logscan.Scanner, path string, size int64) {
 	}
 	b.StopTimer()
 	stop()
-	if d := logscan.CPUTime() - cpu0; d > 0 {
+	if cpu1, _ := procmem.CPUTime(); cpu1-cpu0 > 0 {
+		d := cpu1 - cpu0
 		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
 	}
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")

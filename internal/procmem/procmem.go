@@ -1,5 +1,6 @@
-// Package procmem reads the calling process's own peak memory, for tests
-// that bound what a diagnosis holds. A parent's getrusage of a child is
+// Package procmem reads the calling process's own resource use, its peak
+// memory and CPU time, for tests that bound what a diagnosis holds and
+// benchmarks that report CPU time. A parent's getrusage of a child is
 // not used: on Linux it counts the parent's own peak too, since the child
 // shares the parent's memory until it executes.
 package procmem

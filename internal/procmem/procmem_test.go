@@ -1,6 +1,9 @@
 package procmem
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestParseHWM(t *testing.T) {
 	for _, tc := range []struct {
@@ -28,5 +31,21 @@ func TestPeakOfThisProcess(t *testing.T) {
 	}
 	if n <= 0 {
 		t.Errorf("Peak() = %d", n)
+	}
+}
+
+// TestCPUTimeGrows: work done by this process shows in its CPU time.
+func TestCPUTimeGrows(t *testing.T) {
+	before, ok := CPUTime()
+	if !ok {
+		t.Skip("no CPU time on this system")
+	}
+	x := 0
+	for start := time.Now(); time.Since(start) < 50*time.Millisecond; {
+		x++
+	}
+	after, _ := CPUTime()
+	if after <= before || x == 0 {
+		t.Errorf("CPU time %v then %v after 50 ms of work", before, after)
 	}
 }

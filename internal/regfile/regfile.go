@@ -54,12 +54,17 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readBounded(f, st, path, max)
+}
+
+// readBounded reads an open file of the given stat whole, within max.
+func readBounded(r io.Reader, st fs.FileInfo, name string, max int64) ([]byte, error) {
 	if max >= 0 && st.Size() > max {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Max: max}}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Max: max}}
 	}
-	b, err := ReadAtMost(f, max)
+	b, err := ReadAtMost(r, max)
 	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
 	}
 	return b, nil
 }
@@ -153,14 +158,7 @@ func ReadFileFS(fsys fs.FS, name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if max >= 0 && st.Size() > max {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: &TooLargeError{Max: max}}
-	}
-	b, err := ReadAtMost(f, max)
-	if err != nil {
-		return nil, &fs.PathError{Op: "read", Path: name, Err: err}
-	}
-	return b, nil
+	return readBounded(f, st, name, max)
 }
 
 // DirFS is the folder dir as an fs.FS that a hostile folder cannot turn

@@ -1,4 +1,0 @@
-package logscan
-
-// CPUTime exports cpuTime to the external tests' benchmarks.
-var CPUTime = cpuTime
