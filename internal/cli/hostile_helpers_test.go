@@ -9,9 +9,11 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/traindoc/traindoc/internal/procmem"
 )
 
 // hostileJob is one failing PyTorchJob with a master pod, written into a
@@ -176,43 +178,21 @@ func runBounded(t *testing.T, watchHeap bool, args ...string) cliResult {
 	if watchHeap {
 		runtime.GC()
 	}
-	var peak uint64
-	var mu sync.Mutex
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
+	var peak atomic.Uint64
+	stop := func() {}
 	if watchHeap {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tick := time.NewTicker(5 * time.Millisecond)
-			defer tick.Stop()
-			var ms runtime.MemStats
-			for {
-				runtime.ReadMemStats(&ms)
-				mu.Lock()
-				peak = max(peak, ms.HeapInuse)
-				mu.Unlock()
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-				}
-			}
-		}()
+		stop = procmem.SampleHeap(&peak, 5*time.Millisecond)
 	}
 	go func() { done <- runWith(args, &out, &errb) }()
 	var code int
 	select {
 	case code = <-done:
 	case <-time.After(hangGuard):
-		close(stop)
+		stop()
 		t.Fatalf("traindoc %s: still running after %v", strings.Join(args, " "), hangGuard)
 	}
-	close(stop)
-	wg.Wait()
-	mu.Lock()
-	defer mu.Unlock()
-	return cliResult{code: code, stdout: out.String(), stderr: errb.String(), peakHeap: peak}
+	stop()
+	return cliResult{code: code, stdout: out.String(), stderr: errb.String(), peakHeap: peak.Load()}
 }
 
 // treeOf lists every path under root (relative, slash-separated, folders

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,7 +108,7 @@ func scanFile(b *testing.B, s *logscan.Scanner, path string, size int64) {
 	b.ReportAllocs()
 	runtime.GC()
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := procmem.SampleHeap(&peak, 10*time.Millisecond)
 	cpu0, _ := procmem.CPUTime()
 	b.ResetTimer()
 	var live uint64
@@ -159,29 +158,4 @@ func (m *midScan) Read(p []byte) (int, error) {
 	}
 	m.n += int64(n)
 	return n, err
-}
-
-// sampleHeap records the largest HeapInuse seen until stop is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
 }

@@ -2,7 +2,6 @@ package logscan
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -72,7 +71,7 @@ func BenchmarkScanMemory(b *testing.B) {
 			b.ReportAllocs()
 			runtime.GC()
 			var peak atomic.Uint64
-			stop := sampleHeap(&peak)
+			stop := procmem.SampleHeap(&peak, 10*time.Millisecond)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				r.reset(c.size)
@@ -87,31 +86,6 @@ func BenchmarkScanMemory(b *testing.B) {
 	}
 }
 
-// sampleHeap records the largest HeapInuse seen until stop is called.
-func sampleHeap(peak *atomic.Uint64) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			runtime.ReadMemStats(&ms)
-			if ms.HeapInuse > peak.Load() {
-				peak.Store(ms.HeapInuse)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
-}
-
 // TestLargeStream scans a 150 MB generated stream and checks that the
 // heap stays bounded while it does.
 func TestLargeStream(t *testing.T) {
@@ -123,7 +97,7 @@ func TestLargeStream(t *testing.T) {
 	r := newLogReader(size, 5000)
 	runtime.GC()
 	var peak atomic.Uint64
-	stop := sampleHeap(&peak)
+	stop := procmem.SampleHeap(&peak, 10*time.Millisecond)
 	lf, err := s.Scan(r, Options{})
 	stop()
 	if err != nil {

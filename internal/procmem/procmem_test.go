@@ -1,6 +1,8 @@
 package procmem
 
 import (
+	"runtime"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -47,5 +49,23 @@ func TestCPUTimeGrows(t *testing.T) {
 	after, _ := CPUTime()
 	if after <= before || x == 0 {
 		t.Errorf("CPU time %v then %v after 50 ms of work", before, after)
+	}
+}
+
+// TestSampleHeapSeesAllocation: a large live allocation shows in the
+// sampled peak, and stop may be called twice.
+func TestSampleHeapSeesAllocation(t *testing.T) {
+	var peak atomic.Uint64
+	stop := SampleHeap(&peak, time.Millisecond)
+	big := make([]byte, 64<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	time.Sleep(20 * time.Millisecond)
+	runtime.KeepAlive(big)
+	stop()
+	stop()
+	if peak.Load() < 64<<20 {
+		t.Errorf("peak heap %d MiB with 64 MiB live", peak.Load()>>20)
 	}
 }
