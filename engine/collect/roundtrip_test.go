@@ -51,6 +51,9 @@ func TestIntegrationRoundTrip(t *testing.T) {
 			opts := collect.DefaultOptions()
 			opts.AllNamespaces = true
 			opts.LogBytes = 0 // whole logs, as in the fixture
+			// Whole logs of 164 MB through the API server's proxy on a
+			// shared machine: a log stream may take 8 minutes, not 2.
+			opts.RequestTimeout = 2 * time.Minute
 			// Generous, like the diagnosis below: big-million-lines streams
 			// 164 MB of logs through the API server's proxy while another
 			// subtest shares the two cores.
